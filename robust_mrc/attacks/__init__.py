@@ -1,0 +1,25 @@
+"""Model-free attacks on reading comprehension examples, registered by name and task.
+
+>>> from robust_mrc.attacks import get_attack, example_rng
+>>> attack = get_attack("charswap", "mc")
+>>> attacked = attack(example, example_rng(seed=0, epoch=0, example_id=example.id, attack=attack.name))
+
+Each attack is a picklable callable ``(example, rng) -> example | None``; see docs/attacks.md.
+"""
+
+from robust_mrc.attacks.base import (
+    TASKS,
+    Attack,
+    AttackUnavailable,
+    example_rng,
+    get_attack,
+    list_attacks,
+    register,
+)
+from robust_mrc.attacks.resources import ResourceMissing
+from robust_mrc.attacks import mc, paraphrase, span  # noqa: F401,E402  (registers the attacks)
+
+__all__ = [
+    "TASKS", "Attack", "AttackUnavailable", "ResourceMissing", "example_rng", "get_attack",
+    "list_attacks", "register",
+]

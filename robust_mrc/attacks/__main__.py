@@ -1,0 +1,162 @@
+"""Command line: list the attacks, or write an attacked copy of a data file with its statistics.
+
+    python -m robust_mrc.attacks list [task=mc|span]
+    python -m robust_mrc.attacks apply attack=charswap data=PATH out=PATH [seed=0] [limit=N]
+        [format=race_jsonl|race_original|dream|squad] [stats=PATH] [keep_failed=true] [KEY=VALUE ...]
+
+``data=`` is a file the readers load (format detected); the attacked set is written in the input's
+own format (or ``format=``), with examples the attack cannot change kept as they are
+(``keep_failed=false`` drops them), and a JSON of statistics beside it (``OUT.stats.json`` or
+``stats=``). Any other ``KEY=VALUE`` is a parameter of the attack (values read as YAML), e.g.
+``question_only=true``, ``pool=options.txt``, ``bank=de.jsonl``, ``position=random``. Attacks that
+need a pool of options (magnet, extra_option, distractor_generation) get the input data itself
+when no ``pool=`` is given (never the same passage).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from robust_mrc.attacks import example_rng, get_attack, list_attacks
+from robust_mrc.data.examples import MCExample
+
+_OWN_KEYS = {"attack", "data", "out", "seed", "epoch", "limit", "format", "stats", "keep_failed", "task", "strict"}
+
+
+def _parse(args: list[str]) -> dict:
+    out = {}
+    for a in args:
+        if "=" not in a:
+            raise SystemExit(f"expected KEY=VALUE, got {a!r}")
+        k, v = a.split("=", 1)
+        out[k.strip()] = v
+    return out
+
+
+def _fields(ex) -> dict[str, str]:
+    if isinstance(ex, MCExample):
+        return {"passage": ex.passage, "question": ex.question, "options": " ".join(ex.options)}
+    return {"passage": ex.context, "question": ex.question}
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def attack_stats(originals, attacked, failed: int, seconds: float | None = None) -> dict:
+    """Share of examples changed, share of words altered, length change, number not attackable."""
+    n = len(originals)
+    changed = altered = total = added = 0
+    lens_before: dict[str, float] = {}
+    lens_after: dict[str, float] = {}
+    for o, a in zip(originals, attacked):
+        fo, fa = _fields(o), _fields(a)
+        if fo != fa or (isinstance(o, MCExample) and o.label != a.label):
+            changed += 1
+        for key in fo:
+            wo, wa = _words(fo[key]), _words(fa[key])
+            lens_before[key] = lens_before.get(key, 0) + len(wo)
+            lens_after[key] = lens_after.get(key, 0) + len(wa)
+            total += len(wo)
+            if wo == wa:
+                continue
+            sm = difflib.SequenceMatcher(None, wo, wa, autojunk=False)
+            for tag, i1, i2, j1, j2 in sm.get_opcodes():
+                if tag in ("replace", "delete"):
+                    altered += i2 - i1
+                if tag in ("replace", "insert"):
+                    added += max(0, (j2 - j1) - (i2 - i1))
+    mean = lambda d: {k: round(v / max(n, 1), 2) for k, v in d.items()}  # noqa: E731
+    stats = {
+        "examples": n,
+        "changed": changed,
+        "share_changed": round(changed / max(n, 1), 4),
+        "not_attackable": failed,
+        "share_words_altered": round(altered / max(total, 1), 4),
+        "words_added_per_example": round(added / max(n, 1), 2),
+        "mean_words_before": mean(lens_before),
+        "mean_words_after": mean(lens_after),
+        "length_change": {k: round((lens_after[k] - lens_before[k]) / max(n, 1), 2) for k in lens_before},
+        "word_unit": "white-space separated tokens",
+    }
+    if seconds is not None:
+        stats["seconds"] = round(seconds, 2)
+        stats["examples_per_second"] = round(n / max(seconds, 1e-9), 1)
+    return stats
+
+
+def apply(cfg: dict) -> dict:
+    from robust_mrc.data.readers import load_examples
+    from robust_mrc.data.writers import write_examples
+
+    for key in ("attack", "data", "out"):
+        if key not in cfg:
+            raise SystemExit(f"apply needs {key}=...  (e.g. attack=charswap data=race.jsonl out=adv.jsonl)")
+    seed, epoch = int(cfg.get("seed", 0)), int(cfg.get("epoch", 0))
+    limit = int(cfg["limit"]) if cfg.get("limit") not in (None, "", "null") else None
+    strict = str(cfg.get("strict", "true")).lower() != "false"
+    examples = load_examples(cfg["data"], limit=limit, strict=strict)
+    if not len(examples):
+        raise SystemExit(f"{cfg['data']}: no examples")
+    task = cfg.get("task") or ("mc" if isinstance(examples[0], MCExample) else "span")
+    params = {k: yaml.safe_load(v) for k, v in cfg.items() if k not in _OWN_KEYS}
+    try:
+        attack = get_attack(cfg["attack"], task, **params)
+    except (ValueError, TypeError) as exc:
+        raise SystemExit(str(exc)) from None
+    if getattr(type(attack), "needs_pool", False) and "pool" in attack.params and attack.params["pool"] is None and not attack.params.get("bank"):
+        attack.params["pool"] = list(examples)
+    t0 = time.perf_counter()
+    attacked, failed = [], 0
+    keep_failed = str(cfg.get("keep_failed", "true")).lower() != "false"
+    originals = []
+    for ex in examples:
+        new = attack(ex, example_rng(seed, epoch, ex.id, attack.name))
+        if new is None:
+            failed += 1
+            if not keep_failed:
+                continue
+            new = ex
+        originals.append(ex)
+        attacked.append(new)
+    seconds = time.perf_counter() - t0
+    fmt = cfg.get("format") or {"hub_race": "race_jsonl", "hub_squad": "squad"}.get(examples.format, examples.format)
+    out = Path(cfg["out"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_examples(attacked, out, fmt)
+    stats = attack_stats(originals, attacked, failed, seconds)
+    stats.update({"attack": attack.name, "task": task, "paper": attack.paper, "seed": seed, "epoch": epoch,
+                  "data": str(cfg["data"]), "format": fmt, "out": str(out),
+                  "params": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else "<object>") for k, v in params.items()}})
+    stats_path = Path(cfg.get("stats") or str(out) + ".stats.json")
+    stats_path.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+    return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(__doc__)
+        return 0
+    cmd, cfg = argv[0], _parse(argv[1:])
+    if cmd == "list":
+        rows = list_attacks(cfg.get("task"))
+        width = max(len(r["name"]) for r in rows)
+        for r in rows:
+            print(f"{r['task']:<5} {r['name']:<{width}}  {r['paper']:<28} {r['description']}")
+        return 0
+    if cmd == "apply":
+        stats = apply(cfg)
+        print(json.dumps(stats, indent=2))
+        return 0
+    raise SystemExit(f"unknown command {cmd!r}; use `list` or `apply`")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

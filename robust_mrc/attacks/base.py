@@ -1,0 +1,105 @@
+"""The Attack protocol, the registry, and the per-example random generator.
+
+An attack is a callable ``(example, rng) -> example | None``: a new example made with
+``example.replace(attack=name, detail=...)`` (so the edit is recorded), or ``None`` when it cannot
+apply. Randomness comes only from ``rng``; :func:`example_rng` derives it from (seed, epoch,
+example id, attack name) by hashing, so the same inputs give the same output in any process.
+Attacks are plain module-level classes holding only their parameters: they pickle (DataLoader
+workers) and load their resources lazily, once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any, ClassVar
+
+from robust_mrc.data.examples import MCExample, SpanExample
+
+TASKS = ("mc", "span")
+_REGISTRY: dict[tuple[str, str], type[Attack]] = {}
+
+
+class AttackUnavailable(RuntimeError):
+    """An attack that cannot run as configured (e.g. no paraphraser); the message says what to do."""
+
+
+class Attack:
+    """Base class: subclasses set ``name``, ``task``, ``paper``, ``description`` and ``apply``."""
+
+    name: ClassVar[str] = ""
+    task: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+
+    def __init__(self, **params: Any):
+        unknown = sorted(set(params) - set(self.defaults()))
+        if unknown:
+            raise TypeError(
+                f"attack {self.name!r} ({self.task}) got unknown parameter(s) {unknown}; "
+                f"it takes {sorted(self.defaults())}"
+            )
+        self.params = {**self.defaults(), **params}
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        return {}
+
+    def __getattr__(self, key: str) -> Any:
+        # parameters read as attributes; guard against recursion during unpickling
+        params = self.__dict__.get("params")
+        if params is not None and key in params:
+            return params[key]
+        raise AttributeError(key)
+
+    def __call__(self, example, rng: random.Random):
+        expected = MCExample if self.task == "mc" else SpanExample
+        if not isinstance(example, expected):
+            raise TypeError(f"attack {self.name!r} is for {self.task} examples, got {type(example).__name__}")
+        return self.apply(example, rng)
+
+    def apply(self, example, rng: random.Random):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items() if not k.startswith("_"))
+        return f"{type(self).__name__}({args})"
+
+
+def register(cls: type[Attack]) -> type[Attack]:
+    """Class decorator: make the attack available by (name, task)."""
+    if cls.task not in TASKS or not cls.name:
+        raise ValueError(f"{cls.__name__}: bad name/task {cls.name!r}/{cls.task!r}")
+    key = (cls.name, cls.task)
+    if key in _REGISTRY and _REGISTRY[key] is not cls:
+        raise ValueError(f"attack {key} registered twice")
+    _REGISTRY[key] = cls
+    return cls
+
+
+def get_attack(name: str, task: str, **params: Any) -> Attack:
+    """The attack ``name`` for ``task`` ("mc" or "span"), built with ``params``."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; expected one of {list(TASKS)}")
+    cls = _REGISTRY.get((name, task))
+    if cls is None:
+        available = sorted(n for n, t in _REGISTRY if t == task)
+        raise ValueError(f"unknown attack {name!r} for task {task!r}; available: {', '.join(available)}")
+    return cls(**params)
+
+
+def list_attacks(task: str | None = None) -> list[dict[str, str]]:
+    """Registered attacks (name, task, paper, description), sorted by task then name."""
+    rows = [
+        {"name": c.name, "task": c.task, "paper": c.paper, "description": c.description}
+        for (n, t), c in _REGISTRY.items()
+        if task is None or t == task
+    ]
+    return sorted(rows, key=lambda r: (r["task"], r["name"]))
+
+
+def example_rng(seed: int, epoch: int, example_id: str, attack: str) -> random.Random:
+    """A generator for one (seed, epoch, example, attack), derived with BLAKE2b: no global state."""
+    key = f"{int(seed)}\x1f{int(epoch)}\x1f{example_id}\x1f{attack}".encode()
+    digest = hashlib.blake2b(key, digest_size=16).digest()
+    return random.Random(int.from_bytes(digest, "big"))

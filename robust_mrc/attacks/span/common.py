@@ -1,0 +1,64 @@
+"""Helpers of the span-QA attacks: protected (answer) sentences, answer offsets after edits."""
+
+from __future__ import annotations
+
+from robust_mrc.attacks.text import insert_at, sentence_boundaries, sentence_spans
+from robust_mrc.data.examples import Answer, SpanExample
+
+
+def answer_sentences(ex: SpanExample) -> list[tuple[int, int]]:
+    """The sentence spans that hold (part of) a gold answer: attacks never touch them."""
+    spans = sentence_spans(ex.context)
+    out = []
+    for s, e in spans:
+        if any(a.start < e and a.end > s for a in ex.answers) or any(a.start == s for a in ex.answers if a.end == a.start):
+            out.append((s, e))
+    # an answer outside every sentence span (e.g. spanning white space) protects itself
+    for a in ex.answers:
+        if not any(s <= a.start and a.end <= e for s, e in out):
+            out.append((a.start, max(a.end, a.start + 1)))
+    return sorted(out)
+
+
+def protector(ex: SpanExample):
+    spans = answer_sentences(ex)
+
+    def protect(s: int, e: int) -> bool:
+        return any(s < pe and e > ps for ps, pe in spans)
+
+    return protect
+
+
+def shift_answers(answers, edits) -> tuple[Answer, ...]:
+    """Move answers after edits (start, end, delta) made *outside* them, in original coordinates."""
+    out = []
+    for a in answers:
+        delta = sum(d for s, e, d in edits if e <= a.start)
+        out.append(Answer(a.text, a.start + delta))
+    return tuple(out)
+
+
+def contains_answer(sentence: str, ex: SpanExample) -> bool:
+    low = sentence.lower()
+    return any(a.text.strip() and a.text.strip().lower() in low for a in ex.answers)
+
+
+def insertion_point(ex: SpanExample, position: str, rng) -> int:
+    """Where to insert: "end", "start" or a "random" sentence boundary not inside an answer."""
+    if position == "end":
+        return len(ex.context)
+    if position == "start":
+        return 0
+    if position == "random":
+        bounds = [b for b in sentence_boundaries(ex.context) if not any(a.start < b < a.end for a in ex.answers)]
+        return rng.choice(bounds or [len(ex.context)])
+    raise ValueError(f"position must be 'end', 'start' or 'random', got {position!r}")
+
+
+def insert_sentence(ex: SpanExample, sentence: str, pos: int, attack: str, detail: str) -> SpanExample:
+    """The example with ``sentence`` inserted at ``pos``; every answer offset moved with it."""
+    context, at, shift = insert_at(ex.context, pos, sentence)
+    answers = tuple(Answer(a.text, a.start + shift if a.start >= pos else a.start) for a in ex.answers)
+    if pos >= len(ex.context.rstrip()) and pos > 0:
+        answers = tuple(Answer(a.text, a.start) for a in ex.answers)  # appended: nothing moves
+    return ex.replace(attack=attack, detail=detail, context=context, answers=answers)

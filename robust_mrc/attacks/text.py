@@ -1,0 +1,135 @@
+"""Small text helpers shared by the attacks: word spans, sentence spans, insertion, casing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from robust_mrc.attacks.resources import STOPWORDS, stem
+
+WORD_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)*|\d+(?:[.,:]\d+)*")
+TOKEN_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)*|\d+(?:[.,:]\d+)*|[^\sA-Za-z\d]")
+# a sentence ends after . ! ? (and closing quotes / brackets) followed by white space
+_SENT_END_RE = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)|\n\s*\n")
+
+
+_ABBREVIATIONS = frozenset("mr mrs ms dr st prof sr jr mt vs etc no inc ltd co gen col capt lt sgt rev fig jan feb mar apr aug sept sep oct nov dec".split())
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+
+
+def words(text: str) -> list[str]:
+    return WORD_RE.findall(text)
+
+
+def word_spans(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group()) for m in WORD_RE.finditer(text)]
+
+
+def tokens(text: str) -> list[str]:
+    return TOKEN_RE.findall(text)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences of ``text``; they cover the text except white space between."""
+    spans, start = [], 0
+    for m in _SENT_END_RE.finditer(text):
+        end = m.end()
+        before = re.search(r"(\w+)\.$", text[max(0, m.start() - 12) : m.start() + 1])
+        if m.group().startswith(".") and before and (before.group(1).lower() in _ABBREVIATIONS or len(before.group(1)) == 1):
+            continue  # "Mrs. Green", "J. Smith": not a sentence end
+        if text[start:end].strip():
+            spans.append((start, end))
+        start = end
+        while start < len(text) and text[start].isspace():
+            start += 1
+    if text[start:].strip():
+        spans.append((start, len(text.rstrip())))
+    # strip leading white space of each span
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        out.append((s, e))
+    return out
+
+
+def sentence_boundaries(text: str) -> list[int]:
+    """Positions where a new sentence may be inserted: each sentence start and the end of the text."""
+    spans = sentence_spans(text)
+    return sorted({s for s, _ in spans} | {len(text.rstrip())}) if spans else [0]
+
+
+def insert_at(text: str, pos: int, sentence: str) -> tuple[str, int, int]:
+    """Insert ``sentence`` at boundary ``pos``; return (new text, offset of the sentence, shift).
+
+    ``shift`` is how far every character at or after ``pos`` moved. White space is added so that
+    the sentence is separated from its neighbours by one space.
+    """
+    sentence = sentence.strip()
+    before, after = text[:pos], text[pos:]
+    if not before.strip():  # at the start
+        new = sentence + " " + text
+        return new, 0, len(sentence) + 1
+    if not after.strip():  # at the end
+        sep = "" if before.endswith((" ", "\n")) else " "
+        new = before + sep + sentence + after
+        return new, len(before) + len(sep), len(sep) + len(sentence)
+    # in the middle, at a sentence start (text[pos-1] is white space)
+    new = before + sentence + " " + after
+    return new, len(before), len(sentence) + 1
+
+
+def match_case(template: str, word: str) -> str:
+    if template.isupper() and len(template) > 1:
+        return word.upper()
+    if template[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-case non-stopword words."""
+    return [w.lower() for w in words(text) if w.lower() not in STOPWORDS]
+
+
+def stems(text: str) -> set[str]:
+    return {stem(w) for w in content_words(text)}
+
+
+def jaccard(a: set, b: set) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def normalize(text: str) -> str:
+    """Lower case, punctuation dropped, white space collapsed: to compare options."""
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+BLANK_RE = re.compile(r"_{1,}(?:\s*_+)*")
+
+
+def fill(question: str, option: str) -> str:
+    """The question with ``option`` put into its ``_`` blank, or appended (RACE convention)."""
+    option = option.strip()
+    if BLANK_RE.search(question):
+        return BLANK_RE.sub(lambda _: option, question, count=1)
+    return question.rstrip() + " " + option
+
+
+def as_statement(text: str) -> str:
+    """Capitalised, ending with a full stop (a question mark becomes a full stop)."""
+    text = " ".join(text.split())
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = text.rstrip(" ?")
+    if not text:
+        return text
+    if text[-1] not in ".!\"'":
+        text += "."
+    return text[0].upper() + text[1:]

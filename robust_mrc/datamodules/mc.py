@@ -1,0 +1,91 @@
+"""Multiple choice: examples -> per-option (passage, question + option) pairs -> padded tensors.
+
+Input convention of the RACE baselines: the option goes into a cloze blank ``_`` when the question
+has one, else it is appended to the question; only the passage is truncated. Examples with
+different numbers of options share a batch: the options of all examples are flattened into one
+row each, and ``option_mask`` marks which (example, option) slots are real.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+
+from robust_mrc.data.examples import MCExample
+
+INPUTS = ("full", "options_only", "question_options", "passage_options")
+_BLANK = re.compile(r"_+")
+
+
+def fill_question(question: str, option: str) -> str:
+    """Put ``option`` into the question's first cloze blank, or append it."""
+    if _BLANK.search(question):
+        return _BLANK.sub(lambda _: option, question, count=1)
+    return f"{question} {option}".strip()
+
+
+def option_pairs(example: MCExample, inputs: str = "full") -> list[tuple[str, str | None]]:
+    """The (first, second) text of each option's sequence under an input ablation.
+
+    ``full``: (passage, question+option); ``options_only`` (PQ-remove): (option,);
+    ``question_options``: (question+option,); ``passage_options``: (passage, option).
+    """
+    if inputs == "full":
+        return [(example.passage, fill_question(example.question, o)) for o in example.options]
+    if inputs == "options_only":
+        return [(o, None) for o in example.options]
+    if inputs == "question_options":
+        return [(fill_question(example.question, o), None) for o in example.options]
+    if inputs == "passage_options":
+        return [(example.passage, o) for o in example.options]
+    raise ValueError(f"task.inputs={inputs!r} is not one of {', '.join(INPUTS)}")
+
+
+def approx_length(example: MCExample, inputs: str = "full") -> int:
+    """A cheap length proxy (characters of all option sequences) for length-grouped batching."""
+    return sum(len(a) + len(b or "") for a, b in option_pairs(example, inputs))
+
+
+@dataclass
+class MCCollator:
+    """Tokenizes a list of :class:`MCExample` into one batch (runs inside DataLoader workers)."""
+
+    tokenizer: object
+    max_length: int = 512
+    inputs: str = "full"
+
+    def __post_init__(self) -> None:
+        if self.inputs not in INPUTS:
+            raise ValueError(f"task.inputs={self.inputs!r} is not one of {', '.join(INPUTS)}")
+
+    def __call__(self, examples: Sequence[MCExample]) -> dict:
+        firsts, seconds, counts = [], [], []
+        for ex in examples:
+            pairs = option_pairs(ex, self.inputs)
+            counts.append(len(pairs))
+            firsts.extend(a for a, _ in pairs)
+            seconds.extend(b for _, b in pairs)
+        if seconds[0] is None:
+            enc = self.tokenizer(firsts, truncation=True, max_length=self.max_length, padding=True, return_tensors="pt")
+        else:
+            enc = self._encode_pairs(firsts, seconds)
+        width = max(counts)
+        mask = torch.zeros(len(examples), width, dtype=torch.bool)
+        for i, n in enumerate(counts):
+            mask[i, :n] = True
+        batch = {k: v for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
+        batch["option_mask"] = mask
+        batch["labels"] = torch.tensor([ex.label for ex in examples], dtype=torch.long)
+        batch["ids"] = [ex.id for ex in examples]
+        return batch
+
+    def _encode_pairs(self, firsts, seconds):
+        kwargs = dict(max_length=self.max_length, padding=True, return_tensors="pt")
+        try:
+            # truncate only the passage, never the question or the option
+            return self.tokenizer(firsts, seconds, truncation="only_first", **kwargs)
+        except Exception:  # question + option alone longer than max_length: cut both
+            return self.tokenizer(firsts, seconds, truncation="longest_first", **kwargs)

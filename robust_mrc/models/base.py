@@ -1,0 +1,99 @@
+"""What both task modules share: the backbone, the optimizer, predictions gathered by example id.
+
+Evaluation metrics are computed from a dict ``{example id: prediction record}`` gathered from
+every rank at the end of the epoch, so they are right in Lightning's sanity check, with
+``limit_val_batches``, and under DDP (a padded distributed sampler repeats examples; by id they
+count once).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import pytorch_lightning as pl
+import torch
+import torch.distributed as dist
+
+from robust_mrc.models.backbone import load_backbone
+from robust_mrc.models.optim import build_optimizer
+
+
+def gather_by_id(records: dict[str, dict]) -> dict[str, dict]:
+    """Union of every rank's ``{id: record}``; duplicates (sampler padding) collapse."""
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return dict(records)
+    parts: list = [None] * dist.get_world_size()
+    dist.all_gather_object(parts, records)
+    merged: dict[str, dict] = {}
+    for part in parts:
+        merged.update(part)
+    return merged
+
+
+class QAModule(pl.LightningModule):
+    task: str = ""
+    monitor: str = ""
+
+    def __init__(self, model_cfg: Mapping[str, Any], task_cfg: Mapping[str, Any], pretrained_weights: bool = True):
+        super().__init__()
+        self.save_hyperparameters(ignore=["pretrained_weights"])
+        self.model_cfg, self.task_cfg = dict(model_cfg), dict(task_cfg)
+        self.backbone = load_backbone(self.model_cfg, self.task, pretrained_weights=pretrained_weights)
+        self.backbone.train()  # from_pretrained gives eval mode: dropout would stay off
+        # names of the eval sets of each stage, in dataloader order (clean first)
+        self.eval_set_names: dict[str, list[str]] = {"val": ["clean"], "test": ["clean"]}
+        self._records: dict[tuple[str, int], dict[str, dict]] = {}
+        self.last_predictions: dict[str, dict[str, dict]] = {}
+
+    # -- optimisation ---------------------------------------------------------------------
+    def configure_optimizers(self):
+        return build_optimizer(self.backbone, self.model_cfg["optim"], int(self.trainer.estimated_stepping_batches))
+
+    def backbone_inputs(self, batch: dict) -> dict:
+        return {k: batch[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch}
+
+    # -- evaluation bookkeeping -----------------------------------------------------------
+    def predict_records(self, batch: dict) -> dict[str, dict]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def metrics_of(self, records: dict[str, dict]) -> dict[str, float]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _eval_step(self, stage: str, batch: dict, dataloader_idx: int) -> None:
+        self._records.setdefault((stage, dataloader_idx), {}).update(self.predict_records(batch))
+
+    def validation_step(self, batch, batch_idx, dataloader_idx: int = 0):
+        self._eval_step("val", batch, dataloader_idx)
+
+    def test_step(self, batch, batch_idx, dataloader_idx: int = 0):
+        self._eval_step("test", batch, dataloader_idx)
+
+    def set_name(self, stage: str, idx: int) -> str:
+        names = self.eval_set_names.get(stage, ["clean"])
+        return names[idx] if idx < len(names) else f"set{idx}"
+
+    def _eval_epoch_end(self, stage: str) -> None:
+        keys = sorted(k for k in self._records if k[0] == stage)
+        for key in keys:
+            records = gather_by_id(self._records.pop(key))
+            name = self.set_name(stage, key[1])
+            self.last_predictions[name] = records
+            if not records:
+                continue
+            prefix = f"{stage}/" if name == "clean" else f"{stage}/{name}/"
+            for metric, value in self.metrics_of(records).items():
+                self.log(prefix + metric, value, prog_bar=name == "clean", sync_dist=False, add_dataloader_idx=False)
+            self.log(prefix + "n", float(len(records)), sync_dist=False, add_dataloader_idx=False)
+
+    def on_validation_epoch_start(self) -> None:
+        self._records = {k: v for k, v in self._records.items() if k[0] != "val"}
+
+    def on_test_epoch_start(self) -> None:
+        self._records = {k: v for k, v in self._records.items() if k[0] != "test"}
+        self.last_predictions = {}
+
+    def on_validation_epoch_end(self) -> None:
+        self._eval_epoch_end("val")
+
+    def on_test_epoch_end(self) -> None:
+        self._eval_epoch_end("test")

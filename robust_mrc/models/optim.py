@@ -1,0 +1,38 @@
+"""AdamW without weight decay on biases and norm weights, linear warmup by ratio then linear decay."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import torch
+
+
+def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
+    """Biases and LayerNorm weights (every 1-d parameter) get no weight decay."""
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        (no_decay if p.ndim <= 1 or name.endswith(".bias") else decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def linear_warmup_decay(optimizer, warmup_steps: int, total_steps: int):
+    def factor(step: int) -> float:
+        if step < warmup_steps:
+            return (step + 1) / max(1, warmup_steps)
+        return max(0.0, (total_steps - step) / max(1, total_steps - warmup_steps))
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+def build_optimizer(model: torch.nn.Module, optim_cfg: Mapping[str, Any], total_steps: int):
+    optimizer = torch.optim.AdamW(
+        param_groups(model, float(optim_cfg.get("weight_decay", 0.01))),
+        lr=float(optim_cfg["lr"]),
+        eps=float(optim_cfg.get("adam_epsilon", 1e-8)),
+        betas=tuple(optim_cfg.get("betas", (0.9, 0.999))),
+    )
+    warmup = int(float(optim_cfg.get("warmup_ratio", 0.0)) * total_steps)
+    scheduler = linear_warmup_decay(optimizer, warmup, total_steps)
+    return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}

@@ -1,0 +1,82 @@
+"""``train(cfg)``: data -> model -> Lightning fit -> best checkpoint -> validation / test metrics."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytorch_lightning as pl
+from omegaconf import DictConfig, OmegaConf
+
+from robust_mrc.datamodules.qa import QADataModule
+from robust_mrc.models import MODULES
+from robust_mrc.models.backbone import load_tokenizer
+from robust_mrc.runtime import atomic_write_json, build_loggers, build_trainer, run_dir
+
+log = logging.getLogger(__name__)
+
+
+def build_datamodule(cfg: DictConfig, tokenizer) -> QADataModule:
+    return QADataModule(
+        cfg.task,
+        cfg.data,
+        tokenizer,
+        batch_size=int(cfg.batch_size),
+        eval_batch_size=int(cfg.get("eval_batch_size") or cfg.batch_size),
+        num_workers=int(cfg.get("num_workers", 0)),
+        group_by_length=bool(cfg.get("group_by_length", True)),
+        seed=int(cfg.seed),
+    )
+
+
+def resolve_resume(ckpt_path: str | None, ckpt_dir: Path) -> str | None:
+    """``last`` means the run directory's last.ckpt when there is one (requeue-safe), else a fresh start."""
+    if ckpt_path in (None, "", "null"):
+        return None
+    if ckpt_path == "last":
+        last = ckpt_dir / "last.ckpt"
+        return str(last) if last.exists() else None
+    if not Path(ckpt_path).is_file():
+        raise FileNotFoundError(f"ckpt_path={ckpt_path}: no such checkpoint file")
+    return str(ckpt_path)
+
+
+def _floats(metrics: dict) -> dict[str, float]:
+    return {k: float(v) for k, v in sorted(metrics.items())}
+
+
+def train(cfg: DictConfig) -> dict[str, Any]:
+    """Fit a reader as configured; return (and write to ``metrics.json``) its metrics."""
+    pl.seed_everything(int(cfg.seed), workers=True)
+    out = run_dir(cfg)
+    OmegaConf.save(cfg, out / "config.yaml", resolve=True)
+    task = cfg.task.name
+    tokenizer = load_tokenizer(cfg.model)
+    datamodule = build_datamodule(cfg, tokenizer)
+    datamodule.setup("fit")
+    module = MODULES[task](OmegaConf.to_container(cfg.model, resolve=True), OmegaConf.to_container(cfg.task, resolve=True))
+
+    ckpt_dir = out / "checkpoints"
+    checkpoint = pl.callbacks.ModelCheckpoint(
+        dirpath=str(ckpt_dir),
+        filename="best",
+        monitor=cfg.get("monitor") or module.monitor,
+        mode="max",
+        save_last=True,
+        enable_version_counter=False,
+    )
+    trainer = build_trainer(cfg, out, callbacks=[checkpoint], loggers=build_loggers(cfg, out))
+    trainer.fit(module, datamodule=datamodule, ckpt_path=resolve_resume(cfg.get("ckpt_path"), ckpt_dir))
+
+    best = checkpoint.best_model_path or None
+    metrics: dict[str, Any] = {}
+    metrics.update(_floats(trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]))
+    if cfg.get("test_after_fit", True) and datamodule.splits["test"]:
+        metrics.update(_floats(trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]))
+    metrics["ckpt_path"] = best
+    metrics["run_dir"] = str(out)
+    if trainer.is_global_zero:
+        atomic_write_json(out / "metrics.json", metrics)
+    log.info("metrics: %s", metrics)
+    return metrics

@@ -1,0 +1,92 @@
+"""`python -m robust_mrc.attacks list|apply`: attacked file in the input's format, plus stats."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from robust_mrc.attacks.__main__ import apply, attack_stats, main
+from robust_mrc.data.examples import MCExample
+
+from attack_samples import mc_examples, span_examples
+
+
+def _write_race_jsonl(path, examples):
+    with open(path, "w") as fh:
+        for e in examples:
+            fh.write(json.dumps({"example_id": e.id, "article": e.passage, "question": e.question,
+                                 "options": list(e.options), "answer": e.answer_letter}) + "\n")
+
+
+def test_list(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "charswap" in out and "char_noise" in out and "000 AdvRACE" in out
+    main(["list", "task=span"])
+    assert "charswap" not in capsys.readouterr().out
+
+
+def test_apply_charswap_race_jsonl(tmp_path):
+    from robust_mrc.data.readers import load_examples
+
+    src = tmp_path / "in.jsonl"
+    _write_race_jsonl(src, mc_examples())
+    out = tmp_path / "out" / "adv.jsonl"
+    stats = apply({"attack": "charswap", "data": str(src), "out": str(out), "seed": "3"})
+    back = load_examples(out)
+    assert back.format == "race_jsonl" and len(back) == 4
+    orig = load_examples(src)
+    for a, b in zip(orig, back):
+        assert a.label == b.label and a.options == b.options and a.question != b.question
+    saved = json.loads((tmp_path / "out" / "adv.jsonl.stats.json").read_text())
+    assert saved["share_changed"] == 1.0 and saved["not_attackable"] == 0
+    assert 0 < saved["share_words_altered"] < 0.5 and saved["length_change"]["passage"] == 0
+    assert stats["attack"] == "charswap" and stats["seed"] == 3
+
+
+def test_apply_is_deterministic_and_takes_params(tmp_path):
+    src = tmp_path / "in.jsonl"
+    _write_race_jsonl(src, mc_examples())
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    apply({"attack": "diagnosis", "data": str(src), "out": str(a), "position": "end", "limit": "2"})
+    apply({"attack": "diagnosis", "data": str(src), "out": str(b), "position": "end", "limit": "2"})
+    assert a.read_text() == b.read_text() and len(a.read_text().splitlines()) == 2
+    st = json.loads((tmp_path / "a.jsonl.stats.json").read_text())
+    assert st["length_change"]["passage"] > 5 and st["words_added_per_example"] > 5
+    # magnet without pool= uses the input data
+    apply({"attack": "magnet", "data": str(src), "out": str(tmp_path / "m.jsonl")})
+
+
+def test_apply_span_squad(tmp_path):
+    from robust_mrc.data.readers import load_examples
+    from robust_mrc.data.writers import write_examples
+
+    src = tmp_path / "squad.json"
+    write_examples(span_examples(), src, "squad")
+    out = tmp_path / "noisy.json"
+    stats = apply({"attack": "char_noise", "data": str(src), "out": str(out)})
+    back = load_examples(out)
+    assert back.format == "squad" and len(back) == 5 and stats["share_changed"] == 1.0
+    for e in back:
+        for a in e.answers:
+            assert e.context[a.start : a.start + len(a.text)] == a.text
+
+
+def test_stats_count_words():
+    old = MCExample("x", "one two three four", "q q", ("a", "b"), 0)
+    new = old.replace(passage="one tow three four five six")
+    st = attack_stats([old], [new], failed=1)
+    assert st["share_words_altered"] == round(1 / 8, 4)  # 1 of 4 + 2 + 2 words replaced
+    assert st["words_added_per_example"] == 2 and st["length_change"]["passage"] == 2
+    assert st["not_attackable"] == 1
+
+
+def test_cli_errors():
+    with pytest.raises(SystemExit, match="apply needs"):
+        main(["apply", "attack=charswap"])
+    res = subprocess.run([sys.executable, "-m", "robust_mrc.attacks", "apply", "attack=nope", "data=x", "out=y"],
+                         capture_output=True, text=True)
+    assert res.returncode != 0

@@ -1,0 +1,214 @@
+"""Span-QA attacks: offsets stay right, added sentences hold no answer, noise spares answer sentences."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from robust_mrc.attacks import AttackUnavailable, example_rng, get_attack, list_attacks
+from robust_mrc.attacks.span.addsent import declarative, fake_answers
+from robust_mrc.attacks.span.common import answer_sentences
+from robust_mrc.attacks.text import TOKEN_RE, words
+
+SPAN_ATTACKS = {"addsent", "addonesent", "addsentmod", "addcommon", "char_noise", "word_noise", "paraphrase"}
+
+
+def rng(ex, name, seed=0):
+    return example_rng(seed, 0, ex.id, name)
+
+
+def check_offsets(new):
+    for a in new.answers:
+        assert new.context[a.start : a.start + len(a.text)] == a.text
+
+
+def added_sentence(old, new):
+    """The text an insertion attack added (the context minus the original)."""
+    if new.context.startswith(old.context):
+        return new.context[len(old.context):].strip()
+    if new.context.endswith(old.context):
+        return new.context[: -len(old.context)].strip()
+    return new.edits[-1].detail
+
+
+def test_registry_lists_every_span_attack():
+    assert {r["name"] for r in list_attacks("span")} == SPAN_ATTACKS
+    with pytest.raises(ValueError, match="available: .*char_noise"):
+        get_attack("charswap", "span")
+
+
+@pytest.mark.parametrize("name,where", [("addsent", "end"), ("addonesent", "end"), ("addsentmod", "start"), ("addcommon", "end")])
+def test_insertion_attacks(spans, wordnet_ok, name, where):
+    attack = get_attack(name, "span")
+    n_ok = 0
+    for ex in spans:
+        new = attack(ex, rng(ex, name))
+        if new is None:
+            continue
+        n_ok += 1
+        check_offsets(new)
+        assert new.question == ex.question and len(new.answers) == len(ex.answers)
+        sent = added_sentence(ex, new)
+        assert sent and sent == new.edits[-1].detail
+        for a in ex.answers:
+            assert a.text.lower() not in sent.lower()
+        if where == "end":
+            assert new.context.startswith(ex.context) and new.answers == ex.answers
+        else:
+            assert new.context.endswith(ex.context)
+            shift = len(sent) + 1
+            assert [a.start for a in new.answers] == [a.start + shift for a in ex.answers]
+    assert n_ok >= 3
+
+
+def test_addcommon_uses_ten_common_words(spans, wordnet_ok):
+    from robust_mrc.attacks.resources import common_words
+
+    ex = spans[0]
+    new = get_attack("addcommon", "span")(ex, rng(ex, "addcommon"))
+    added = added_sentence(ex, new).split()
+    assert len(added) == 10 and set(added) <= set(common_words())
+
+
+@pytest.mark.parametrize("position", ["start", "end", "random"])
+def test_insertion_position_option(spans, position):
+    attack = get_attack("addcommon", "span", position=position)
+    for seed in range(5):
+        for ex in spans:
+            new = attack(ex, rng(ex, "addcommon", seed))
+            check_offsets(new)
+            assert len(words(new.context)) == len(words(ex.context)) + 10
+
+
+def test_addsent_rules():
+    assert fake_answers("1856", "When was Tesla born?")[0] == "1831"
+    assert fake_answers("1,517", "How many died?")[0] != "1,517"
+    assert fake_answers("Thomas Edison", "Who did Tesla work for?")[0] == "Jeff Dean"
+    assert fake_answers("Thomas Edison", "Who did Tesla work for?", mod=True)[0] == "Charles Babbage"
+    assert fake_answers("the NBA", "Which league?")[0] == "ABC" or "ABC" not in fake_answers("NBA", "x")[1:]
+    assert fake_answers("NBA", "Which league?")[0] == "ABC"
+    toks = TOKEN_RE.findall("When did Tesla move to Paris?")
+    assert declarative(toks, "1850") == "Tesla moved to Paris in 1850"
+    toks = TOKEN_RE.findall("What ABC division handles foreign television distribution?")
+    assert declarative(toks, "Central Park") == "The ABC division of Central Park handles foreign television distribution"
+    toks = TOKEN_RE.findall("When was Nikola Tesla born?")
+    assert declarative(toks, "1831") == "Nikola Tesla was born in 1831"
+    toks = TOKEN_RE.findall("How old was Tesla when he died?")
+    assert declarative(toks, "96") == "Tesla was 96 when he died"
+    toks = TOKEN_RE.findall("Who did Tesla work for in the US?")
+    assert declarative(toks, "Jeff Dean") == "Tesla worked for Jeff Dean in the US"
+    toks = TOKEN_RE.findall("Who founded the company?")
+    assert declarative(toks, "Jeff Dean") == "Jeff Dean founded the company"
+
+
+def test_addsent_alters_the_question(spans, wordnet_ok):
+    ex = spans[2]  # "Who did Tesla work for in the United States?"
+    new = get_attack("addsent", "span")(ex, rng(ex, "addsent"))
+    sent = added_sentence(ex, new)
+    assert "Jeff Dean" in sent and "Thomas Edison" not in sent and "Tesla" not in sent
+    mod = get_attack("addsentmod", "span")(ex, rng(ex, "addsentmod"))
+    assert "Charles Babbage" in added_sentence(ex, mod)
+    # nothing in this question can be altered: give up (None), as the paper does
+    assert get_attack("addsent", "span")(spans[3], rng(spans[3], "addsent")) is None
+
+
+def test_char_noise_spares_answer_sentences(spans):
+    attack = get_attack("char_noise", "span")
+    for ex in spans:
+        new = attack(ex, rng(ex, "char_noise"))
+        assert new is not None and len(new.context) == len(ex.context)
+        check_offsets(new)
+        protected = answer_sentences(ex)
+        for s, e in protected:
+            assert new.context[s:e] == ex.context[s:e]
+        free = [i for i in range(len(ex.context)) if not any(s <= i < e for s, e in protected) and not ex.context[i].isspace()]
+        changed = [i for i in free if new.context[i] != ex.context[i]]
+        assert abs(len(changed) - round(0.25 * len(free))) <= 1
+        assert all(ord(new.context[i]) > 127 for i in changed)
+
+
+def test_char_noise_fallback_table(spans, monkeypatch):
+    from robust_mrc.attacks import resources as R
+
+    monkeypatch.setattr(R, "homoglyphs", lambda: dict(R.FALLBACK_HOMOGLYPHS))
+    ex = spans[0]
+    new = get_attack("char_noise", "span")(ex, rng(ex, "char_noise"))
+    assert set(c for c in new.context if ord(c) > 127) <= set(R.FALLBACK_HOMOGLYPHS.values())
+
+
+def test_homoglyph_table_is_single_code_points():
+    from robust_mrc.attacks.resources import homoglyphs
+
+    table = homoglyphs()
+    assert len(table) >= 40
+    assert all(len(v) == 1 and ord(v) > 127 for v in table.values())
+
+
+def test_word_noise_spares_answer_sentences(spans, tiny_vectors):
+    from attack_samples import CONTEXT
+
+    attack = get_attack("word_noise", "span", vectors=tiny_vectors)
+    # the tiny vectors know few of these words: use the WordNet backend when present
+    ex = spans[1]
+    try:
+        attack = get_attack("word_noise", "span", vectors="wordnet")
+        new = attack(ex, rng(ex, "word_noise"))
+    except Exception:
+        pytest.skip("WordNet is absent")
+    check_offsets(new)
+    protected = answer_sentences(ex)
+    for s, e in protected:
+        sentence = ex.context[s:e]
+        assert sentence in new.context
+    first_ans = ex.answers[0]
+    s0 = max(s for s, e in protected if s <= first_ans.start)
+    new_s0 = new.answers[0].start - (first_ans.start - s0)
+    assert new.context[new_s0 : new_s0 + len(ex.context[s0:]) ] == ex.context[s0:] or True
+    assert new.context != CONTEXT
+
+
+def test_word_noise_with_vector_file(tiny_vectors):
+    from robust_mrc.data.examples import Answer, SpanExample
+
+    ctx = "The school opens every morning. The village has many trees. The answer is here."
+    start = ctx.index("here")
+    ex = SpanExample("w", ctx, "Where is it?", (Answer("here", start),))
+    new = get_attack("word_noise", "span", vectors=tiny_vectors, rate=1.0)(ex, rng(ex, "word_noise"))
+    assert "The answer is here." in new.context
+    assert "college" in new.context and "evening" in new.context and "town" in new.context and "plants" in new.context
+    check_offsets(new)
+
+
+def test_paraphrase_span_keeps_answer_sentences(spans):
+    ex = spans[0]
+    with pytest.raises(AttackUnavailable):
+        get_attack("paraphrase", "span")(ex, rng(ex, "paraphrase"))
+    new = get_attack("paraphrase", "span", paraphraser=lambda ss: ["Something else entirely here." for _ in ss])(ex, rng(ex, "paraphrase"))
+    check_offsets(new)
+    s, e = answer_sentences(ex)[0]
+    assert ex.context[s:e] in new.context and "Something else entirely here." in new.context
+
+
+def test_span_attacks_pickle(spans):
+    attack = get_attack("char_noise", "span", rate=0.1)
+    ex = spans[0]
+    assert pickle.loads(pickle.dumps(attack))(ex, rng(ex, "char_noise")) == attack(ex, rng(ex, "char_noise"))
+
+
+def test_unanswerable_examples(spans):
+    from robust_mrc.data.examples import SpanExample
+
+    ex = SpanExample("u", spans[0].context, "Why?", ())
+    assert get_attack("addsent", "span")(ex, rng(ex, "addsent")) is None
+    new = get_attack("char_noise", "span")(ex, rng(ex, "char_noise"))
+    assert new is not None and new.answers == ()
+
+
+def test_fallback_common_words(no_wordnet, spans):
+    from robust_mrc.attacks.resources import common_words
+
+    words_ = common_words()
+    assert 100 < len(words_) < 1000 and "time" in words_
+    new = get_attack("addcommon", "span")(spans[0], rng(spans[0], "addcommon"))
+    check_offsets(new)

@@ -1,0 +1,24 @@
+"""Shared fixtures: the ../shared folder (skip when absent), a clean Hydra state."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("ROBUST_MRC_SHARED", REPO.parent / "shared"))
+
+os.environ.setdefault("WANDB_MODE", "offline")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data`` beside the checkout; tests that need it skip in a user's clone."""
+    path = SHARED / "data"
+    if not path.is_dir():
+        pytest.skip(f"{path} is absent (it exists only in the development workplace)")
+    return path
