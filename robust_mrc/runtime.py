@@ -68,7 +68,8 @@ def build_loggers(cfg: DictConfig, out: Path) -> list:
     name = logger_cfg.get("name", "csv")
     if name in ("none", None, False):
         return []
-    loggers: list = [pl.loggers.CSVLogger(save_dir=str(out), name="", version="")]
+    # csv/version_N: a resumed run gets a new version instead of overwriting the old log
+    loggers: list = [pl.loggers.CSVLogger(save_dir=str(out), name="csv")]
     if name == "wandb":
         mode = logger_cfg.get("mode", "offline")
         os.environ.setdefault("WANDB_MODE", mode)

@@ -1,6 +1,6 @@
 """Embedded synthetic reading-comprehension data: no downloads, deterministic, learnable.
 
-Every passage is a short story (about 40-90 words) about a few people and containers, built
+Every passage is a short story (about 40-65 words) about a few people and containers, built
 from the word lists and sentence templates below::
 
     On Monday the weather was windy. Maria lives in Lisbon. Tom lives in Oslo. The red box
@@ -10,8 +10,9 @@ and the question asks about one fact ("Where does Tom live?", or the cloze "Tom 
 The competing facts are of the same kind ("Maria lives in Lisbon", "Anna lives in Cairo"), so
 the values of the question's type all appear in the passage: an answer can only be found by
 reading which value belongs to the question's entity. The entity always appears verbatim right
-before its value ("Tom lives in Oslo"), so the task is a simple lookup that a small transformer
-learns in a minute of fine-tuning on a CPU.
+before its value ("Tom lives in Oslo"), so the task is a simple lookup with a small vocabulary
+(a few hundred words); half of the multiple-choice questions are clozes whose filled-in blank
+repeats the fact sentence.
 
 * :func:`make_synthetic_mc` -- :class:`MCExample`; the wrong options are the values of the other
   entities in the same passage.
@@ -165,8 +166,8 @@ _FILLER_SLOTS = {
 }
 
 MAX_FACTS = 8  # same-type facts per passage; bounded by the smallest value pool
-_MIN_WORDS, _MAX_TARGET_WORDS = 40, 75
-_CLOZE_RATE = 1 / 3
+_MIN_WORDS, _MAX_WORDS_GOAL = 40, 55  # short passages: fast steps, little dilution
+_CLOZE_RATE = 1 / 2
 
 
 # ----------------------------------------------------------------------------- generation
@@ -278,16 +279,18 @@ def _generate(rng: random.Random, *, n_same: int, cloze: bool) -> _Item:
 
     sentences: list[str] = [f.sentence for f in p.facts]
     words = sum(len(s.split()) for s in sentences)
-    goal = rng.randint(_MIN_WORDS + 5, _MAX_TARGET_WORDS)
+    goal = rng.randint(_MIN_WORDS, _MAX_WORDS_GOAL)
     fillers = list(_FILLERS)
     rng.shuffle(fillers)
+    n_fillers = 0
     for template in fillers:
-        if words >= goal:
+        if n_fillers and words >= goal:
             break
         text = p.filler(template)
         if text is not None:
             sentences.append(text)
             words += len(text.split())
+            n_fillers += 1
     rng.shuffle(sentences)
 
     passage = " ".join(sentences)

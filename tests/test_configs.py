@@ -1,0 +1,65 @@
+"""Every config group option composes, and bad combinations fail with a clear message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from robust_mrc.data.sources import DataConfigError, load_splits
+from tests.helpers import CONF, make_cfg
+
+
+def options(group: str) -> list[str]:
+    return sorted(p.stem for p in (Path(CONF) / group).glob("*.yaml"))
+
+
+def test_default_is_offline_minilm_on_synthetic_mc():
+    cfg = make_cfg()
+    assert (cfg.task.name, cfg.model.name, cfg.data.name, cfg.attack.name) == ("mc", "minilm", "synthetic_mc", "none")
+    assert make_cfg("task=span").data.name == "synthetic_span"
+
+
+@pytest.mark.parametrize("group", ["task", "model", "data", "attack", "trainer", "logger", "experiment"])
+def test_every_option_composes_and_resolves(group):
+    for option in options(group):
+        extra = ["task=span"] if group == "data" and "squad" in option or "dureader" in option else []
+        cfg = make_cfg(f"{group}={option}", *extra)
+        OmegaConf.to_container(cfg, resolve=True)
+
+
+def test_the_headline_command_composes():
+    cfg = make_cfg("attack=mix", "model=roberta")
+    assert cfg.model.pretrained == "roberta-large" and cfg.model.optim.lr == 1e-5 and cfg.model.optim.adam_epsilon == 1e-6
+    assert cfg.attack.policy == "mix"
+
+
+def test_advrace_recipe_experiment():
+    cfg = make_cfg("experiment=advrace_roberta")
+    assert (cfg.model.name, cfg.data.name, cfg.batch_size, cfg.trainer.max_epochs) == ("roberta", "race", 32, 4)
+
+
+def test_eval_config_needs_a_checkpoint():
+    cfg = make_cfg("ckpt_path=x.ckpt", config_name="eval")
+    assert cfg.split == "test"
+
+
+def test_span_data_with_mc_task_says_what_to_add():
+    cfg = make_cfg("data=squad_local")
+    with pytest.raises(DataConfigError, match="add task=span"):
+        load_splits(cfg.data, cfg.task.name)
+
+
+def test_missing_local_file_names_the_key(tmp_path):
+    cfg = make_cfg("data=race_local", f"data.train={tmp_path}/nope.jsonl")
+    with pytest.raises(DataConfigError, match="data.train=.*nope.jsonl: no such file"):
+        load_splits(cfg.data, "mc")
+
+
+def test_holdout_splits_by_passage(shared_data):
+    cfg = make_cfg("data=race_local", f"data.train={shared_data}/race/race_middle_validation.jsonl")
+    splits = load_splits(cfg.data, "mc")
+    assert len(splits["train"]) + len(splits["validation"]) == 1436
+    assert 0.1 < len(splits["validation"]) / 1436 < 0.3
+    assert not {e.passage for e in splits["train"]} & {e.passage for e in splits["validation"]}

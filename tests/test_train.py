@@ -1,0 +1,87 @@
+"""train(cfg) / evaluate(cfg) end to end with the tiny model: it learns, resumes, evaluates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from robust_mrc.evaluating import CheckpointError, evaluate
+from robust_mrc.training import train
+from tests.helpers import make_cfg
+
+# the smallest settings under which the tiny random model clearly learns the synthetic tasks
+MC_LEARN = ["model=tiny", "data.n_train=1500", "data.n_val=200", "data.n_test=200", "trainer.max_epochs=4", "batch_size=32"]
+SPAN_LEARN = ["task=span", "model=tiny", "data.n_train=1500", "data.n_val=200", "data.n_test=200", "trainer.max_epochs=4", "batch_size=32"]
+QUICK = ["model=tiny", "data.n_train=48", "data.n_val=16", "data.n_test=16", "trainer.max_epochs=1", "batch_size=16"]
+
+
+@pytest.fixture(scope="module")
+def mc_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mc")
+    return train(make_cfg(*MC_LEARN, f"output_dir={out}")), out
+
+
+def test_tiny_mc_model_learns_to_read(mc_run):
+    metrics, out = mc_run
+    assert metrics["val/acc"] > 0.5 and metrics["test/acc"] > 0.5  # chance is 0.25
+    assert metrics["test/n"] == 200
+    saved = json.loads((out / "metrics.json").read_text())
+    assert saved["test/acc"] == pytest.approx(metrics["test/acc"])
+    assert (out / "checkpoints" / "best.ckpt").is_file() and (out / "checkpoints" / "last.ckpt").is_file()
+    assert (out / "csv" / "version_0" / "metrics.csv").is_file() and (out / "config.yaml").is_file()
+
+
+def test_tiny_span_model_learns(tmp_path):
+    metrics = train(make_cfg(*SPAN_LEARN, f"output_dir={tmp_path}"))
+    assert metrics["val/f1"] > 50 and metrics["test/f1"] > 50
+
+
+def test_evaluate_reproduces_the_test_metrics(mc_run, tmp_path):
+    metrics, out = mc_run
+    cfg = make_cfg(f"ckpt_path={metrics['ckpt_path']}", *MC_LEARN[1:4], f"output_dir={tmp_path}", config_name="eval")
+    result = evaluate(cfg)
+    assert result["test/acc"] == pytest.approx(metrics["test/acc"])
+    preds = json.loads((tmp_path / "predictions.json").read_text())
+    assert len(preds) == 200 and {"pred", "label", "probs"} <= set(next(iter(preds.values())))
+    assert "test/acc" in (tmp_path / "metrics.md").read_text()
+
+
+def test_evaluate_refuses_the_wrong_task_and_bad_files(mc_run, tmp_path):
+    metrics, _ = mc_run
+    with pytest.raises(CheckpointError, match="add task=mc"):
+        evaluate(make_cfg(f"ckpt_path={metrics['ckpt_path']}", "task=span", config_name="eval"))
+    bad = tmp_path / "bad.ckpt"
+    bad.write_text("not a checkpoint")
+    with pytest.raises(CheckpointError, match="bad.ckpt: not a readable checkpoint"):
+        evaluate(make_cfg(f"ckpt_path={bad}", config_name="eval"))
+
+
+def test_resume_continues_from_the_last_checkpoint(tmp_path):
+    train(make_cfg(*QUICK, f"output_dir={tmp_path}"))
+    first = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
+    assert first["epoch"] == 0
+    train(make_cfg(*QUICK, "trainer.max_epochs=2", "ckpt_path=last", f"output_dir={tmp_path}"))
+    second = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
+    assert second["global_step"] == 2 * first["global_step"] and second["epoch"] == 1
+
+
+def test_validation_metrics_cover_only_the_batches_seen(tmp_path):
+    metrics = train(make_cfg(*QUICK, "+trainer.limit_val_batches=1", "eval_batch_size=8", f"output_dir={tmp_path}"))
+    assert metrics["val/n"] == 8
+
+
+@pytest.mark.parametrize("inputs", ["options_only", "question_options", "passage_options"])
+def test_input_ablations_train(tmp_path, inputs):
+    metrics = train(make_cfg(*QUICK, f"task.inputs={inputs}", f"output_dir={tmp_path}"))
+    assert 0.0 <= metrics["val/acc"] <= 1.0
+
+
+def test_wandb_logger_runs_offline(tmp_path, monkeypatch):
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    train(make_cfg(*QUICK, "logger=wandb", f"output_dir={tmp_path}"))
+    runs = list((tmp_path / "wandb").glob("offline-run-*"))
+    assert runs and any(p.suffix == ".wandb" for p in runs[0].iterdir())
