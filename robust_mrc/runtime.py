@@ -79,8 +79,8 @@ def build_loggers(cfg: DictConfig, out: Path) -> list:
     return loggers
 
 
-def build_trainer(cfg: DictConfig, out: Path, callbacks: list | None = None, loggers: list | None = None) -> pl.Trainer:
-    kwargs = OmegaConf.to_container(cfg.trainer, resolve=True)
+def build_trainer(cfg: DictConfig, out: Path, callbacks: list | None = None, loggers: list | None = None, **extra) -> pl.Trainer:
+    kwargs = {**OmegaConf.to_container(cfg.trainer, resolve=True), **extra}
     return pl.Trainer(
         default_root_dir=str(out),
         callbacks=callbacks or [],

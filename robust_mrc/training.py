@@ -9,6 +9,7 @@ from typing import Any
 import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
+from robust_mrc.callbacks import AttackCounts
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer
@@ -27,6 +28,7 @@ def build_datamodule(cfg: DictConfig, tokenizer) -> QADataModule:
         num_workers=int(cfg.get("num_workers", 0)),
         group_by_length=bool(cfg.get("group_by_length", True)),
         seed=int(cfg.seed),
+        attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True) if cfg.get("attack") is not None else None,
     )
 
 
@@ -56,6 +58,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     datamodule = build_datamodule(cfg, tokenizer)
     datamodule.setup("fit")
     module = MODULES[task](OmegaConf.to_container(cfg.model, resolve=True), OmegaConf.to_container(cfg.task, resolve=True))
+    module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
 
     ckpt_dir = out / "checkpoints"
     checkpoint = pl.callbacks.ModelCheckpoint(
@@ -66,7 +69,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         save_last=True,
         enable_version_counter=False,
     )
-    trainer = build_trainer(cfg, out, callbacks=[checkpoint], loggers=build_loggers(cfg, out))
+    extra = {"reload_dataloaders_every_n_epochs": 1} if datamodule.fresh_each_epoch else {}
+    trainer = build_trainer(cfg, out, callbacks=[checkpoint, AttackCounts()], loggers=build_loggers(cfg, out), **extra)
     trainer.fit(module, datamodule=datamodule, ckpt_path=resolve_resume(cfg.get("ckpt_path"), ckpt_dir))
 
     best = checkpoint.best_model_path or None

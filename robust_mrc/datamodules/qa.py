@@ -1,7 +1,13 @@
-"""The Lightning data module shared by both tasks: examples per split -> DataLoaders.
+"""The Lightning data module shared by both tasks: examples per split -> (attack policy) -> DataLoaders.
 
-Tokenization happens in the collator (inside DataLoader workers), so whatever produces the
-examples of an epoch -- clean data now, on-the-fly attack policies later -- stays model-free.
+Training: the attack policy (``attack`` config) plans each epoch's items from (seed, epoch) in the
+main process; attacks and tokenization run in ``__getitem__`` / the collator, inside DataLoader
+workers. With a policy that draws afresh each epoch the trainer reloads the train loader every
+epoch (``reload_dataloaders_every_n_epochs=1``) and the plan uses ``trainer.current_epoch``, so a
+resumed run gets the same epochs.
+
+Evaluation: the clean validation / test sets plus one version per evaluation attack (attacked once,
+cached in memory), one dataloader each, clean first; :meth:`eval_set_names` names them.
 """
 
 from __future__ import annotations
@@ -15,6 +21,15 @@ from torch.utils.data import DataLoader, Dataset, RandomSampler
 
 from robust_mrc.data.sources import load_splits
 from robust_mrc.datamodules import mc, span
+from robust_mrc.datamodules.policies import (
+    AttackedDataset,
+    AttackPolicy,
+    PolicyDataset,
+    TaggedCollator,
+    build_attacks,
+    eval_attack_specs,
+    policy_from_config,
+)
 from robust_mrc.datamodules.sampling import LengthGroupedSampler
 
 log = logging.getLogger(__name__)
@@ -58,6 +73,7 @@ class QADataModule(pl.LightningDataModule):
         group_by_length: bool = True,
         seed: int = 0,
         splits: Mapping[str, list] | None = None,
+        attack_cfg: Mapping[str, Any] | None = None,
     ):
         super().__init__()
         self.task_cfg, self.data_cfg = task_cfg, data_cfg
@@ -69,11 +85,54 @@ class QADataModule(pl.LightningDataModule):
         self.seed = seed
         self.splits = dict(splits) if splits is not None else None
         self.collator = make_collator(task_cfg, tokenizer)
+        self.attack_cfg = dict(attack_cfg or {})
+        self.policy: AttackPolicy | None = None
+        # {"validation": {"clean": [...], "addsent": [...]}, "test": {...}}
+        self.eval_sets: dict[str, dict[str, list]] = {}
+        self.eval_fallbacks: dict[str, dict[str, int]] = {}
+        self.last_train_dataset: PolicyDataset | None = None
 
     def setup(self, stage: str | None = None) -> None:
+        task = self.task_cfg["name"]
         if self.splits is None:
-            self.splits = load_splits(self.data_cfg, self.task_cfg["name"], seed=self.seed)
+            self.splits = load_splits(self.data_cfg, task, seed=self.seed)
             log.info("data %s: %s", self.data_cfg.get("name"), {k: len(v) for k, v in self.splits.items()})
+        if self.policy is None:
+            self.policy = policy_from_config(self.attack_cfg, task, self.seed, self.splits.get("train"))
+            if self.policy.active:
+                log.info("attack policy %s: %s on rate %.2f (%s)", self.policy.policy, self.policy.attack_names, self.policy.rate, self.policy.mode)
+        if not self.eval_sets:
+            specs = eval_attack_specs(self.attack_cfg, task)
+            attacks = build_attacks(specs, task, self.splits.get("train"))
+            for split in ("validation", "test"):
+                sets = {"clean": list(self.splits.get(split) or [])}
+                for attack in attacks:
+                    if sets["clean"]:
+                        sets[attack.name], self.eval_fallbacks.setdefault(split, {})[attack.name] = self._attack_once(
+                            sets["clean"], attack
+                        )
+                self.eval_sets[split] = sets
+
+    @property
+    def fresh_each_epoch(self) -> bool:
+        """True when the train loader must be rebuilt each epoch (attacks drawn afresh)."""
+        return bool(self.policy and self.policy.active and self.policy.fresh_each_epoch)
+
+    def eval_set_names(self, split: str = "validation") -> list[str]:
+        return list(self.eval_sets.get(split, {"clean": []}))
+
+    def _attack_once(self, examples: list, attack) -> tuple[list, int]:
+        """``attack``'s version of an evaluation set (workers when configured); None -> clean."""
+        dataset = AttackedDataset(examples, attack, self.seed)
+        loader = DataLoader(dataset, batch_size=64, num_workers=self.num_workers, collate_fn=list)
+        out, fallbacks = [], 0
+        for chunk in loader:
+            for ex, ok in chunk:
+                out.append(ex)
+                fallbacks += not ok
+        if fallbacks:
+            log.info("eval set %s: %d of %d examples unchanged (attack gave up)", attack.name, fallbacks, len(out))
+        return out, fallbacks
 
     # -- loaders ------------------------------------------------------------------------
     def _loader(self, dataset: Dataset, batch_size: int, sampler) -> DataLoader:
@@ -86,27 +145,54 @@ class QADataModule(pl.LightningDataModule):
             persistent_workers=self.num_workers > 0,
         )
 
-    def train_dataloader(self) -> DataLoader:
+    def current_epoch(self) -> int:
+        trainer = getattr(self, "trainer", None)
+        return int(trainer.current_epoch) if trainer is not None else 0
+
+    def train_dataset(self, epoch: int | None = None) -> PolicyDataset:
+        """The items of one epoch under the attack policy (attacks applied on access)."""
         examples = self.splits["train"]
         if not examples:
             raise ValueError(f"data={self.data_cfg.get('name')}: the train split is empty")
-        dataset = ExampleDataset(examples)
+        if self.policy is None:
+            self.setup("fit")
+        epoch = self.current_epoch() if epoch is None else epoch
+        return PolicyDataset(examples, self.policy, epoch)
+
+    def train_dataloader(self, epoch: int | None = None) -> DataLoader:
+        dataset = self.train_dataset(epoch)
+        self.last_train_dataset = dataset
+        seed = self.seed + 7919 * dataset.epoch if self.fresh_each_epoch else self.seed
         if self.group_by_length:
-            lengths = [approx_length(self.task_cfg, ex) for ex in examples]
-            sampler = LengthGroupedSampler(lengths, self.batch_size, seed=self.seed)
+            clean = [approx_length(self.task_cfg, ex) for ex in dataset.examples]
+            lengths = [clean[i] for i, _ in dataset.items]
+            sampler = LengthGroupedSampler(lengths, self.batch_size, seed=seed)
         else:
-            sampler = RandomSampler(dataset, generator=torch.Generator().manual_seed(self.seed))
-        return self._loader(dataset, self.batch_size, sampler)
+            sampler = RandomSampler(dataset, generator=torch.Generator().manual_seed(seed))
+        return DataLoader(
+            dataset,
+            batch_size=self.batch_size,
+            sampler=sampler,
+            collate_fn=TaggedCollator(self.collator),
+            num_workers=self.num_workers,
+            # rebuilt every epoch when attacks are drawn afresh: persistent workers would leak
+            persistent_workers=self.num_workers > 0 and not self.fresh_each_epoch,
+        )
 
     def eval_loader(self, examples: Sequence) -> DataLoader:
         """Longest first: little padding, and memory errors show on the first batch."""
         ordered = sorted(examples, key=lambda ex: -approx_length(self.task_cfg, ex))
         return self._loader(ExampleDataset(ordered), self.eval_batch_size, None)
 
-    def val_dataloader(self) -> DataLoader:
+    def _eval_loaders(self, split: str):
+        sets = self.eval_sets.get(split) or {"clean": self.splits[split]}
+        loaders = [self.eval_loader(examples) for examples in sets.values()]
+        return loaders[0] if len(loaders) == 1 else loaders
+
+    def val_dataloader(self):
         if not self.splits["validation"]:
             raise ValueError(f"data={self.data_cfg.get('name')}: no validation split (set data.validation or data.holdout)")
-        return self.eval_loader(self.splits["validation"])
+        return self._eval_loaders("validation")
 
-    def test_dataloader(self) -> DataLoader:
-        return self.eval_loader(self.splits["test"])
+    def test_dataloader(self):
+        return self._eval_loaders("test")

@@ -72,8 +72,14 @@ class QAModule(pl.LightningModule):
         names = self.eval_set_names.get(stage, ["clean"])
         return names[idx] if idx < len(names) else f"set{idx}"
 
+    @property
+    def primary_metric(self) -> str:
+        """The metric robustness is averaged over: ``acc`` (mc) or ``f1`` (span)."""
+        return self.monitor.split("/")[-1]
+
     def _eval_epoch_end(self, stage: str) -> None:
         keys = sorted(k for k in self._records if k[0] == stage)
+        attacked: list[float] = []
         for key in keys:
             records = gather_by_id(self._records.pop(key))
             name = self.set_name(stage, key[1])
@@ -81,9 +87,15 @@ class QAModule(pl.LightningModule):
             if not records:
                 continue
             prefix = f"{stage}/" if name == "clean" else f"{stage}/{name}/"
-            for metric, value in self.metrics_of(records).items():
+            metrics = self.metrics_of(records)
+            for metric, value in metrics.items():
                 self.log(prefix + metric, value, prog_bar=name == "clean", sync_dist=False, add_dataloader_idx=False)
             self.log(prefix + "n", float(len(records)), sync_dist=False, add_dataloader_idx=False)
+            if name != "clean":
+                attacked.append(metrics[self.primary_metric])
+        if attacked:
+            # mean of the primary metric over the attacked sets: what robust checkpointing monitors
+            self.log(f"{stage}/robust_avg", sum(attacked) / len(attacked), prog_bar=True, sync_dist=False, add_dataloader_idx=False)
 
     def on_validation_epoch_start(self) -> None:
         self._records = {k: v for k, v in self._records.items() if k[0] != "val"}

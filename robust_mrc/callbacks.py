@@ -1,0 +1,41 @@
+"""Lightning callbacks of the framework."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+import pytorch_lightning as pl
+
+log = logging.getLogger(__name__)
+
+STATUSES = ("attacked", "fallback", "clean")
+
+
+class AttackCounts(pl.Callback):
+    """Counts the training items of each epoch by attack and status (attacked / fallback / clean)
+    from the ``attack_tags`` of the batches, and logs them at the end of the epoch as
+    ``train/items/<attack>/<status>`` (summed over ranks) and ``train/items/clean``.
+
+    ``history`` keeps ``{epoch: {(attack, status): count}}`` of this rank.
+    """
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+        self.history: dict[int, dict[tuple[str, str], int]] = {}
+
+    def on_train_epoch_start(self, trainer, pl_module) -> None:
+        self.counts = Counter()
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        self.counts.update(tuple(tag) for tag in batch.get("attack_tags", ()))
+
+    def on_train_epoch_end(self, trainer, pl_module) -> None:
+        counts = dict(self.counts)
+        self.history[trainer.current_epoch] = counts
+        for (attack, status), n in sorted(counts.items()):
+            key = "train/items/clean" if attack == "clean" else f"train/items/{attack}/{status}"
+            pl_module.log(key, float(n), reduce_fx="sum", sync_dist=True)
+        if any(a != "clean" for a, _ in counts):
+            log.info("epoch %d training items: %s", trainer.current_epoch,
+                     ", ".join(f"{a}/{s}={n}" for (a, s), n in sorted(counts.items())))

@@ -1,0 +1,227 @@
+"""Attack policies: which training examples of an epoch are clean, attacked, or joined by attacked copies.
+
+A policy turns the clean training list into the item list of one epoch. An item is
+``(example index, attack index or None)``; the attack itself runs later, in
+:class:`PolicyDataset.__getitem__` -- inside the DataLoader workers. Every random choice is derived
+from ``(seed, epoch, ...)`` alone (the sample of each attack from ``(seed, epoch, attack)``, the
+attacked copy from ``(seed, epoch, example id, attack)`` via :func:`example_rng`), so an epoch is the
+same under any ``num_workers`` and whichever DDP rank receives an item.
+
+Policies (``attack.policy``):
+
+* ``none`` -- the clean set.
+* ``targeted`` (seed 000 D.1) -- one attack on a ``rate`` sample; ``mode=add`` adds the attacked
+  copies to the clean set, ``mode=replace`` swaps them in.
+* ``mix`` (seed 000 D.1) -- each attack on its own ``rate`` sample, all added (or, with
+  ``mode=replace``, disjoint samples swapped in).
+* ``augmented_option`` (seed 002 4.5) -- every question gets one extra irrelevant option
+  (``extra_option`` at rate 1, replace).
+* ``amount`` (seed 004) -- ``amount`` none / half / full / both of one perturbation:
+  rate 0 / 0.5 replace / 1.0 replace / 1.0 add.
+
+An attack that returns ``None`` (nothing to attack) gives the clean example back: the item is
+counted as ``fallback``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from torch.utils.data import Dataset
+
+from robust_mrc.attacks import Attack, example_rng, get_attack
+from robust_mrc.attacks.pools import OptionPool
+
+POLICIES = ("none", "targeted", "mix", "augmented_option", "amount")
+MODES = ("add", "replace")
+AMOUNTS = {"none": (0.0, "replace"), "half": (0.5, "replace"), "full": (1.0, "replace"), "both": (1.0, "add")}
+
+Item = tuple[int, "int | None"]
+
+
+class PolicyConfigError(ValueError):
+    """An ``attack`` config that does not describe a usable policy."""
+
+
+def _sample_rng(seed: int, epoch: int, name: str) -> random.Random:
+    digest = hashlib.blake2b(f"{int(seed)}\x1f{int(epoch)}\x1fsample\x1f{name}".encode(), digest_size=16).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def build_attacks(specs: Sequence[Mapping[str, Any]] | None, task: str, pool_examples: Sequence | None = None) -> list[Attack]:
+    """Attacks from ``[{name, params}]``; a pool attack without ``pool`` draws from ``pool_examples``
+    (options of other passages of the training set)."""
+    attacks = []
+    for spec in specs or []:
+        if isinstance(spec, str):
+            spec = {"name": spec}
+        params = dict(spec.get("params") or {})
+        attack = get_attack(spec["name"], task, **params)
+        if getattr(attack, "needs_pool", False) and params.get("pool") is None and pool_examples is not None and task == "mc":
+            attack.params["pool"] = OptionPool.from_examples(pool_examples)
+        attacks.append(attack)
+    return attacks
+
+
+@dataclass
+class AttackPolicy:
+    """What one epoch of training data is made of."""
+
+    name: str = "none"
+    policy: str = "none"
+    attacks: list[Attack] = field(default_factory=list)
+    rate: float = 0.25
+    mode: str = "add"
+    seed: int = 0
+    fresh_each_epoch: bool = True
+
+    def __post_init__(self) -> None:
+        if self.policy not in POLICIES:
+            raise PolicyConfigError(f"attack.policy={self.policy!r} is not one of {', '.join(POLICIES)}")
+        if self.mode not in MODES:
+            raise PolicyConfigError(f"attack.mode={self.mode!r} is not one of {', '.join(MODES)}")
+        if not 0.0 <= self.rate <= 1.0:
+            raise PolicyConfigError(f"attack.rate={self.rate} must lie in [0, 1]")
+        if self.policy != "none" and not self.attacks:
+            raise PolicyConfigError(f"attack.policy={self.policy} needs at least one entry in attack.attacks")
+        if self.policy in ("targeted", "amount", "augmented_option") and len(self.attacks) != 1:
+            raise PolicyConfigError(f"attack.policy={self.policy} takes exactly one attack, got {len(self.attacks)}")
+        if self.policy == "mix" and self.mode == "replace" and self.rate * len(self.attacks) > 1.0 + 1e-9:
+            raise PolicyConfigError(
+                f"attack.policy=mix with mode=replace needs rate x attacks <= 1 (got {self.rate} x {len(self.attacks)})"
+            )
+
+    @property
+    def active(self) -> bool:
+        return self.policy != "none" and self.rate > 0
+
+    @property
+    def attack_names(self) -> list[str]:
+        return [a.name for a in self.attacks]
+
+    def plan(self, n: int, epoch: int) -> list[Item]:
+        """The items of ``epoch`` for a clean set of ``n`` examples: clean items first, in order,
+        then attacked copies (the sampler shuffles)."""
+        if not self.active or n == 0:
+            return [(i, None) for i in range(n)]
+        e = epoch if self.fresh_each_epoch else 0
+        k = round(self.rate * n)
+        if self.mode == "add":
+            items: list[Item] = [(i, None) for i in range(n)]
+            for a, attack in enumerate(self.attacks):
+                chosen = _sample_rng(self.seed, e, attack.name).sample(range(n), k)
+                items.extend((i, a) for i in sorted(chosen))
+            return items
+        # replace: disjoint samples (one permutation cut into slices), swapped in place
+        perm = _sample_rng(self.seed, e, "+".join(self.attack_names)).sample(range(n), n)
+        which: dict[int, int] = {}
+        for a in range(len(self.attacks)):
+            for i in perm[a * k : (a + 1) * k]:
+                which[i] = a
+        return [(i, which.get(i)) for i in range(n)]
+
+    def apply(self, example, attack_index: int | None, epoch: int):
+        """``(example, attack name or "clean", status)``; status is clean / attacked / fallback."""
+        if attack_index is None:
+            return example, "clean", "clean"
+        attack = self.attacks[attack_index]
+        e = epoch if self.fresh_each_epoch else 0
+        attacked = attack(example, example_rng(self.seed, e, example.id, attack.name))
+        if attacked is None:
+            return example, attack.name, "fallback"
+        return attacked, attack.name, "attacked"
+
+
+def policy_from_config(attack_cfg: Mapping[str, Any] | None, task: str, seed: int, train_examples: Sequence | None = None) -> AttackPolicy:
+    """The :class:`AttackPolicy` of an ``attack`` config group entry."""
+    cfg = dict(attack_cfg or {})
+    policy = cfg.get("policy", "none")
+    specs = attacks_for_task(cfg, task)
+    rate, mode = float(cfg.get("rate", 0.25)), cfg.get("mode", "add")
+    if policy == "amount":
+        amount = cfg.get("amount", "full")
+        if amount not in AMOUNTS:
+            raise PolicyConfigError(f"attack.amount={amount!r} is not one of {', '.join(AMOUNTS)}")
+        rate, mode = AMOUNTS[amount]
+    if policy == "augmented_option":
+        if task != "mc":
+            raise PolicyConfigError("attack=augmented_option adds an option: it needs task=mc")
+        rate, mode = 1.0, "replace"
+    attacks = build_attacks(specs, task, train_examples) if policy != "none" else []
+    return AttackPolicy(
+        name=str(cfg.get("name", policy)),
+        policy=policy,
+        attacks=attacks,
+        rate=rate,
+        mode=mode,
+        seed=seed,
+        fresh_each_epoch=bool(cfg.get("fresh_each_epoch", True)),
+    )
+
+
+def attacks_for_task(cfg: Mapping[str, Any], task: str) -> list:
+    """``attacks`` of the config, or its ``attacks_by_task[task]`` when ``attacks`` is null."""
+    specs = cfg.get("attacks")
+    if specs is None:
+        specs = (cfg.get("attacks_by_task") or {}).get(task)
+    return list(specs or [])
+
+
+def eval_attack_specs(cfg: Mapping[str, Any] | None, task: str) -> list:
+    """The attacks whose versions of the validation / test sets are built (``attack.eval``;
+    by default the attacks the policy trains with)."""
+    cfg = dict(cfg or {})
+    specs = cfg.get("eval")
+    if specs is None:
+        specs = (cfg.get("eval_by_task") or {}).get(task)
+    if specs is None:
+        specs = attacks_for_task(cfg, task) if cfg.get("policy", "none") != "none" else []
+    return list(specs)
+
+
+class PolicyDataset(Dataset):
+    """One epoch of training items; ``__getitem__`` applies the attack (in the DataLoader worker)
+    and returns ``(example, attack name, status)``."""
+
+    def __init__(self, examples: Sequence, policy: AttackPolicy, epoch: int):
+        self.examples = list(examples)
+        self.policy = policy
+        self.epoch = int(epoch)
+        self.items = policy.plan(len(self.examples), self.epoch)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i: int):
+        index, attack = self.items[i]
+        return self.policy.apply(self.examples[index], attack, self.epoch)
+
+
+@dataclass
+class TaggedCollator:
+    """Wraps a task collator: takes ``(example, attack, status)`` items and adds ``attack_tags``."""
+
+    collator: Any
+
+    def __call__(self, items):
+        batch = self.collator([ex for ex, _, _ in items])
+        batch["attack_tags"] = [(name, status) for _, name, status in items]
+        return batch
+
+
+class AttackedDataset(Dataset):
+    """An evaluation set under one attack, made once (``epoch`` 0); None falls back to clean."""
+
+    def __init__(self, examples: Sequence, attack: Attack, seed: int):
+        self.examples, self.attack, self.seed = list(examples), attack, seed
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+    def __getitem__(self, i: int):
+        ex = self.examples[i]
+        out = self.attack(ex, example_rng(self.seed, 0, ex.id, self.attack.name))
+        return (ex, False) if out is None else (out, True)

@@ -1,0 +1,264 @@
+"""Attack policies in the data module: the composition of an epoch, determinism, fallbacks,
+robust validation, and train(cfg) with attack policies on the tiny model."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+from torch.utils.data import DistributedSampler
+
+from robust_mrc.data.synthetic import synthetic_splits
+from robust_mrc.datamodules.policies import AttackPolicy, PolicyConfigError, PolicyDataset, policy_from_config
+from robust_mrc.datamodules.qa import QADataModule
+from robust_mrc.models.backbone import load_tokenizer
+from robust_mrc.training import train
+from tests.helpers import make_cfg
+
+ROOT = Path(__file__).resolve().parents[1]
+N = 40
+
+
+@pytest.fixture(scope="module")
+def mc_splits():
+    return synthetic_splits("mc", N, 12, 12, 0)
+
+
+@pytest.fixture(scope="module")
+def span_splits():
+    return synthetic_splits("span", N, 12, 12, 0)
+
+
+def attack_cfg(*overrides: str, task: str = "mc") -> dict:
+    cfg = make_cfg(f"task={task}", *overrides)
+    return OmegaConf.to_container(cfg.attack, resolve=True)
+
+
+def composition(policy: AttackPolicy, examples, epoch: int = 0) -> Counter:
+    ds = PolicyDataset(examples, policy, epoch)
+    return Counter((name, status) for _, name, status in (ds[i] for i in range(len(ds))))
+
+
+def by_attack(counts: Counter) -> Counter:
+    out = Counter()
+    for (name, _), n in counts.items():
+        out[name] += n
+    return out
+
+
+def test_none_is_the_clean_set(mc_splits):
+    policy = policy_from_config(attack_cfg("attack=none"), "mc", 0, mc_splits["train"])
+    assert composition(policy, mc_splits["train"]) == Counter({("clean", "clean"): N})
+
+
+def test_targeted_adds_a_quarter(mc_splits):
+    policy = policy_from_config(attack_cfg("attack=charswap"), "mc", 0, mc_splits["train"])
+    counts = by_attack(composition(policy, mc_splits["train"]))
+    assert counts == Counter({"clean": N, "charswap": N // 4})
+    ds = PolicyDataset(mc_splits["train"], policy, 0)
+    attacked = [(ex, ds.examples[i]) for (i, a), (ex, _, st) in zip(ds.items, ds) if st == "attacked"]
+    assert attacked and all(ex.passage != clean.passage or ex.question != clean.question for ex, clean in attacked)
+    assert all(ex.options[ex.label] == clean.options[clean.label] for ex, clean in attacked)
+
+
+@pytest.mark.parametrize("rate", [0.1, 0.5])
+def test_targeted_replace_keeps_the_size(mc_splits, rate):
+    cfg = attack_cfg("attack=charswap", "attack.mode=replace", f"attack.rate={rate}")
+    counts = by_attack(composition(policy_from_config(cfg, "mc", 0, mc_splits["train"]), mc_splits["train"]))
+    assert counts == Counter({"clean": N - round(rate * N), "charswap": round(rate * N)})
+
+
+def test_mix_adds_each_attack_on_its_own_sample(mc_splits):
+    policy = policy_from_config(attack_cfg("attack=mix"), "mc", 0, mc_splits["train"])
+    assert policy.attack_names == ["addsent", "charswap", "distractor_extraction", "distractor_generation"]
+    ds = PolicyDataset(mc_splits["train"], policy, 0)
+    assert len(ds) == 2 * N  # four 25 % samples added: the epoch doubles
+    counts = by_attack(composition(policy, mc_splits["train"]))
+    assert counts == Counter({"clean": N, **{name: N // 4 for name in policy.attack_names}})
+    samples = [{i for i, a in ds.items if a == k} for k in range(4)]
+    assert len({frozenset(s) for s in samples}) == 4  # independent samples, not one shared
+
+
+def test_mix_for_span_uses_the_span_attacks(span_splits):
+    policy = policy_from_config(attack_cfg("attack=mix", task="span"), "span", 0, span_splits["train"])
+    assert policy.attack_names == ["addsent", "addsentmod", "char_noise", "word_noise"]
+    ds = PolicyDataset(span_splits["train"], policy, 0)
+    for ex, name, status in (ds[i] for i in range(len(ds))):
+        assert all(ex.context[a.start : a.end] == a.text for a in ex.answers)
+
+
+def test_mix_replace_uses_disjoint_samples(mc_splits):
+    cfg = attack_cfg("attack=mix", "attack.mode=replace", "attack.rate=0.2")
+    ds = PolicyDataset(mc_splits["train"], policy_from_config(cfg, "mc", 0, mc_splits["train"]), 0)
+    assert len(ds) == N and sorted(i for i, _ in ds.items) == list(range(N))
+    assert Counter(a for _, a in ds.items) == Counter({None: N - 4 * 8, 0: 8, 1: 8, 2: 8, 3: 8})
+    with pytest.raises(PolicyConfigError, match="rate x attacks"):
+        policy_from_config(attack_cfg("attack=mix", "attack.mode=replace", "attack.rate=0.5"), "mc", 0)
+
+
+def test_augmented_option_gives_every_question_a_fifth_option(mc_splits):
+    policy = policy_from_config(attack_cfg("attack=augmented_option"), "mc", 0, mc_splits["train"])
+    ds = PolicyDataset(mc_splits["train"], policy, 0)
+    assert len(ds) == N
+    for (i, _), (ex, name, status) in zip(ds.items, (ds[j] for j in range(N))):
+        clean = ds.examples[i]
+        assert status == "attacked" and len(ex.options) == len(clean.options) + 1 == 5
+        assert ex.options[ex.label] == clean.options[clean.label]
+        extra = (set(ex.options) - set(clean.options)).pop()
+        assert extra not in clean.passage  # drawn from other passages
+
+
+def test_augmented_option_pool_file(mc_splits, tmp_path):
+    pool = tmp_path / "pool.txt"
+    pool.write_text("a purple elephant\nthe moon landing\n")
+    cfg = attack_cfg("attack=augmented_option", f"attack.attacks.0.params.pool={pool}")
+    ds = PolicyDataset(mc_splits["train"], policy_from_config(cfg, "mc", 0, mc_splits["train"]), 0)
+    extras = {(set(ds[i][0].options) - set(ds.examples[i].options)).pop() for i in range(N)}
+    assert extras <= {"a purple elephant", "the moon landing"}
+
+
+@pytest.mark.parametrize("amount,size,perturbed", [("none", N, 0), ("half", N, N // 2), ("full", N, N), ("both", 2 * N, N)])
+def test_amounts(span_splits, amount, size, perturbed):
+    policy = policy_from_config(attack_cfg("attack=amount", f"attack.amount={amount}", task="span"), "span", 0, span_splits["train"])
+    counts = by_attack(composition(policy, span_splits["train"]))
+    assert sum(counts.values()) == size and counts["char_noise"] == perturbed
+    assert counts["clean"] == size - perturbed
+
+
+def test_attacks_are_drawn_afresh_each_epoch_unless_switched_off(mc_splits):
+    fresh = policy_from_config(attack_cfg("attack=charswap"), "mc", 0, mc_splits["train"])
+    e0, e1 = (PolicyDataset(mc_splits["train"], fresh, e) for e in (0, 1))
+    assert e0.items != e1.items
+    assert [e0[i] for i in range(len(e0))] == [PolicyDataset(mc_splits["train"], fresh, 0)[i] for i in range(len(e0))]
+    fixed = policy_from_config(attack_cfg("attack=charswap", "attack.fresh_each_epoch=false"), "mc", 0, mc_splits["train"])
+    f0, f1 = (PolicyDataset(mc_splits["train"], fixed, e) for e in (0, 1))
+    assert f0.items == f1.items and [f0[i] for i in range(len(f0))] == [f1[i] for i in range(len(f1))]
+
+
+class GiveUpOnOdd:
+    """An attack that has nothing to do for every other example."""
+
+    name = "give_up"
+
+    def __call__(self, ex, rng):
+        return None if int(ex.id.rsplit("-", 1)[-1]) % 2 else ex.replace(question=ex.question + " ?", attack="give_up")
+
+
+def test_an_attack_that_gives_up_falls_back_to_the_clean_example(mc_splits):
+    policy = AttackPolicy("t", "targeted", [GiveUpOnOdd()], rate=1.0, mode="replace", seed=0)
+    ds = PolicyDataset(mc_splits["train"], policy, 0)
+    for (i, _), (ex, name, status) in zip(ds.items, (ds[j] for j in range(len(ds)))):
+        clean = ds.examples[i]
+        assert (ex == clean) == (status == "fallback")
+    counts = composition(policy, mc_splits["train"])
+    assert counts[("give_up", "fallback")] > 0 and counts[("give_up", "attacked")] > 0
+
+
+def loader_batches(dm, epoch):
+    out = []
+    for batch in dm.train_dataloader(epoch=epoch):
+        out.append((batch["input_ids"].tolist(), batch["labels"].tolist(), batch["attack_tags"]))
+    return out
+
+
+def test_the_same_epoch_under_0_and_2_workers(mc_splits):
+    tok = load_tokenizer(make_cfg("model=tiny").model)
+    cfg = make_cfg("model=tiny", "attack=mix")
+    dms = []
+    for workers in (0, 2):
+        dm = QADataModule(cfg.task, cfg.data, tok, batch_size=8, num_workers=workers, seed=3, splits=mc_splits,
+                          attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True))
+        dm.setup("fit")
+        dms.append(dm)
+    for epoch in (0, 1):
+        assert loader_batches(dms[0], epoch) == loader_batches(dms[1], epoch)
+    assert loader_batches(dms[0], 0) != loader_batches(dms[0], 1)
+
+
+def test_the_same_attacked_example_whichever_rank_gets_it(mc_splits):
+    policy = policy_from_config(attack_cfg("attack=mix"), "mc", 5, mc_splits["train"])
+    whole = PolicyDataset(mc_splits["train"], policy, 2)
+    seen = {}
+    for rank in (0, 1):
+        # each rank builds its own policy and dataset, as a DDP process does
+        own = PolicyDataset(mc_splits["train"], policy_from_config(attack_cfg("attack=mix"), "mc", 5, mc_splits["train"]), 2)
+        sampler = DistributedSampler(own, num_replicas=2, rank=rank, shuffle=True, seed=1)
+        sampler.set_epoch(2)
+        for i in sampler:
+            seen[i] = own[i]
+    assert len(seen) == len(whole)
+    assert all(seen[i] == whole[i] for i in seen)
+
+
+def test_the_same_attacked_data_in_another_process(mc_splits):
+    code = (
+        "from collections import Counter;"
+        "from robust_mrc.data.synthetic import synthetic_splits;"
+        "from robust_mrc.datamodules.policies import PolicyDataset, policy_from_config;"
+        "from tests.test_policies import attack_cfg;"
+        f"s = synthetic_splits('mc', {N}, 12, 12, 0);"
+        "ds = PolicyDataset(s['train'], policy_from_config(attack_cfg('attack=mix'), 'mc', 0, s['train']), 1);"
+        "print(repr([ds[i][0] for i in range(len(ds))]))"
+    )
+    env = {"PYTHONHASHSEED": "123", "PATH": "/usr/bin:/bin"}
+    import os
+
+    env = {**os.environ, "PYTHONHASHSEED": "123"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
+    ds = PolicyDataset(mc_splits["train"], policy_from_config(attack_cfg("attack=mix"), "mc", 0, mc_splits["train"]), 1)
+    assert out.strip() == repr([ds[i][0] for i in range(len(ds))])
+
+
+def test_robust_validation_sets_are_made_once(mc_splits):
+    tok = load_tokenizer(make_cfg("model=tiny").model)
+    cfg = make_cfg("model=tiny", "attack=mix")
+    dm = QADataModule(cfg.task, cfg.data, tok, splits=mc_splits, attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True))
+    dm.setup("fit")
+    assert dm.eval_set_names("validation") == ["clean", "addsent", "charswap", "distractor_extraction", "distractor_generation"]
+    first = dm.eval_sets["validation"]["charswap"]
+    assert len(first) == 12 and first != mc_splits["validation"]
+    dm.setup("validate")
+    assert dm.eval_sets["validation"]["charswap"] is first
+    assert len(dm.val_dataloader()) == 5
+
+
+def test_bad_policies_say_what_is_wrong():
+    with pytest.raises(PolicyConfigError, match="attack.policy='sometimes'"):
+        AttackPolicy("x", "sometimes")
+    with pytest.raises(PolicyConfigError, match="exactly one attack"):
+        policy_from_config({"policy": "targeted", "attacks": ["charswap", "addsent"]}, "mc", 0)
+    with pytest.raises(PolicyConfigError, match="attack.amount='most'"):
+        policy_from_config(attack_cfg("attack=amount", "attack.amount=most"), "mc", 0)
+    with pytest.raises(PolicyConfigError, match="needs task=mc"):
+        policy_from_config(attack_cfg("attack=augmented_option"), "span", 0)
+
+
+TINY = ["model=tiny", "data.n_train=48", "data.n_val=16", "data.n_test=16", "trainer.max_epochs=2", "batch_size=16"]
+
+
+def test_train_with_mix_logs_robust_validation_and_counts(tmp_path):
+    metrics = train(make_cfg(*TINY, "attack=mix", "monitor=val/robust_avg", f"output_dir={tmp_path}"))
+    attacks = ["addsent", "charswap", "distractor_extraction", "distractor_generation"]
+    for stage in ("val", "test"):
+        values = [metrics[f"{stage}/{a}/acc"] for a in attacks]
+        assert all(metrics[f"{stage}/{a}/n"] == 16 for a in attacks)
+        assert metrics[f"{stage}/robust_avg"] == pytest.approx(sum(values) / 4)
+    rows = (tmp_path / "csv" / "version_0" / "metrics.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    counts = [dict(zip(header, r.split(","))) for r in rows[1:]]
+    counts = [r for r in counts if r.get("train/items/clean")]
+    assert len(counts) == 2  # one row per epoch
+    for row in counts:
+        assert float(row["train/items/clean"]) == 48
+        assert sum(float(row[f"train/items/{a}/attacked"] or 0) + float(row.get(f"train/items/{a}/fallback") or 0) for a in attacks) == 48
+
+
+def test_train_with_augmented_options_composes_with_roberta_and_runs_tiny(tmp_path):
+    cfg = make_cfg("attack=mix", "model=roberta")
+    assert cfg.model.pretrained == "roberta-large" and cfg.attack.policy == "mix"
+    metrics = train(make_cfg(*TINY, "attack=augmented_option", "task.inputs=options_only", f"output_dir={tmp_path}"))
+    assert "val/magnet/acc" in metrics and "test/robust_avg" in metrics
