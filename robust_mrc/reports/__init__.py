@@ -1,0 +1,1 @@
+"""Reports over finished runs (tables laid out like the seed papers')."""

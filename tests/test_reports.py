@@ -1,0 +1,37 @@
+"""The Table-6 layout of finished runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from robust_mrc.reports.compare import comparison_rows, main
+
+
+def write_run(path, attack, metrics):
+    path.mkdir()
+    (path / "metrics.json").write_text(json.dumps(metrics))
+    (path / "config.yaml").write_text(f"attack:\n  name: {attack}\ntask:\n  name: mc\n")
+    return path
+
+
+def test_rows_by_training_policy_and_test_attack(tmp_path):
+    clean = write_run(tmp_path / "a", "none", {"test/acc": 0.8, "test/addsent/acc": 0.4, "test/charswap/acc": 0.6, "test/addsent/n": 10.0})
+    mix = write_run(tmp_path / "b", "mix", {"test/acc": 0.78, "test/addsent/acc": 0.7, "test/charswap/acc": 0.7})
+    out = tmp_path / "table.md"
+    table = main([str(clean), str(mix), "--out", str(out)])
+    assert out.read_text() == table
+    lines = table.splitlines()
+    assert [c.strip() for c in lines[0].split("|")[1:-1]] == ["training", "clean", "addsent", "charswap", "attack avg"]
+    assert "| none " in table and "0.5000" in table and "0.7000" in table  # (0.4 + 0.6) / 2 and (0.7 + 0.7) / 2
+
+
+def test_val_stage_when_a_run_has_no_test():
+    rows = comparison_rows([("x", {"val/f1": 50.0, "val/char_noise/f1": 40.0})], "f1")
+    assert rows == [{"training": "x", "clean": 50.0, "char_noise": 40.0, "attack avg": 40.0}]
+
+
+def test_a_directory_without_metrics_says_so(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no metrics.json"):
+        main([str(tmp_path)])
