@@ -262,3 +262,24 @@ def test_train_with_augmented_options_composes_with_roberta_and_runs_tiny(tmp_pa
     assert cfg.model.pretrained == "roberta-large" and cfg.attack.policy == "mix"
     metrics = train(make_cfg(*TINY, "attack=augmented_option", "task.inputs=options_only", f"output_dir={tmp_path}"))
     assert "val/magnet/acc" in metrics and "test/robust_avg" in metrics
+
+
+@pytest.mark.parametrize("entry", sorted(p.stem for p in (ROOT / "conf" / "attack").glob("*.yaml")))
+def test_every_attack_entry_builds_a_policy_for_its_tasks(entry, mc_splits, span_splits):
+    from robust_mrc.attacks import list_attacks
+
+    built = 0
+    for task, splits in (("mc", mc_splits), ("span", span_splits)):
+        cfg = attack_cfg(f"attack={entry}", task=task)
+        names = {a["name"] for a in list_attacks(task)}
+        specs = cfg.get("attacks") or (cfg.get("attacks_by_task") or {}).get(task) or []
+        if any(s["name"] not in names for s in specs) or (entry == "augmented_option" and task == "span"):
+            continue
+        if entry == "paraphrase":  # needs a user-supplied paraphraser
+            continue
+        policy = policy_from_config(cfg, task, 0, splits["train"])
+        size = len(PolicyDataset(splits["train"], policy, 0))
+        assert policy.policy == cfg["policy"]
+        assert size == len(splits["train"]) if policy.mode == "replace" or not policy.active else size > len(splits["train"])
+        built += 1
+    assert built or entry == "paraphrase"
