@@ -283,3 +283,18 @@ def test_every_attack_entry_builds_a_policy_for_its_tasks(entry, mc_splits, span
         assert size == len(splits["train"]) if policy.mode == "replace" or not policy.active else size > len(splits["train"])
         built += 1
     assert built or entry == "paraphrase"
+
+
+def test_noise_amounts_experiment_sweeps_the_four_amounts(tmp_path):
+    cmd = [
+        sys.executable, "train.py", "-m", "experiment=noise_amounts", "model=tiny", "data=synthetic_span", "trainer=cpu",
+        "trainer.precision=32-true", "data.n_train=32", "data.n_val=8", "data.n_test=8", "trainer.max_epochs=1",
+        "batch_size=16", f"hydra.sweep.dir={tmp_path}",
+    ]
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
+    amounts = []
+    for job in sorted(p for p in tmp_path.iterdir() if p.is_dir()):
+        cfg = OmegaConf.load(job / "config.yaml")
+        amounts.append(cfg.attack.amount)
+        assert "val/char_noise/f1" in (job / "metrics.json").read_text()
+    assert amounts == ["none", "half", "full", "both"]
