@@ -3,6 +3,7 @@ robust validation, and train(cfg) with attack policies on the tiny model."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -204,9 +205,6 @@ def test_the_same_attacked_data_in_another_process(mc_splits):
         "ds = PolicyDataset(s['train'], policy_from_config(attack_cfg('attack=mix'), 'mc', 0, s['train']), 1);"
         "print(repr([ds[i][0] for i in range(len(ds))]))"
     )
-    env = {"PYTHONHASHSEED": "123", "PATH": "/usr/bin:/bin"}
-    import os
-
     env = {**os.environ, "PYTHONHASHSEED": "123"}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
     ds = PolicyDataset(mc_splits["train"], policy_from_config(attack_cfg("attack=mix"), "mc", 0, mc_splits["train"]), 1)

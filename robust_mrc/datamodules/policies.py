@@ -51,6 +51,12 @@ def _sample_rng(seed: int, epoch: int, name: str) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
+def attack_once(attack: Attack, example, seed: int, epoch: int):
+    """``(attacked example, True)``, or ``(example, False)`` when the attack gives up (None)."""
+    attacked = attack(example, example_rng(seed, epoch, example.id, attack.name))
+    return (example, False) if attacked is None else (attacked, True)
+
+
 def build_attacks(specs: Sequence[Mapping[str, Any]] | None, task: str, pool_examples: Sequence | None = None) -> list[Attack]:
     """Attacks from ``[{name, params}]``; a pool attack without ``pool`` draws from ``pool_examples``
     (options of other passages of the training set)."""
@@ -128,11 +134,8 @@ class AttackPolicy:
         if attack_index is None:
             return example, "clean", "clean"
         attack = self.attacks[attack_index]
-        e = epoch if self.fresh_each_epoch else 0
-        attacked = attack(example, example_rng(self.seed, e, example.id, attack.name))
-        if attacked is None:
-            return example, attack.name, "fallback"
-        return attacked, attack.name, "attacked"
+        out, ok = attack_once(attack, example, self.seed, epoch if self.fresh_each_epoch else 0)
+        return out, attack.name, "attacked" if ok else "fallback"
 
 
 def policy_from_config(attack_cfg: Mapping[str, Any] | None, task: str, seed: int, train_examples: Sequence | None = None) -> AttackPolicy:
@@ -222,6 +225,4 @@ class AttackedDataset(Dataset):
         return len(self.examples)
 
     def __getitem__(self, i: int):
-        ex = self.examples[i]
-        out = self.attack(ex, example_rng(self.seed, 0, ex.id, self.attack.name))
-        return (ex, False) if out is None else (out, True)
+        return attack_once(self.attack, self.examples[i], self.seed, 0)

@@ -89,8 +89,6 @@ class QADataModule(pl.LightningDataModule):
         self.policy: AttackPolicy | None = None
         # {"validation": {"clean": [...], "addsent": [...]}, "test": {...}}
         self.eval_sets: dict[str, dict[str, list]] = {}
-        self.eval_fallbacks: dict[str, dict[str, int]] = {}
-        self.last_train_dataset: PolicyDataset | None = None
 
     def setup(self, stage: str | None = None) -> None:
         task = self.task_cfg["name"]
@@ -108,9 +106,7 @@ class QADataModule(pl.LightningDataModule):
                 sets = {"clean": list(self.splits.get(split) or [])}
                 for attack in attacks:
                     if sets["clean"]:
-                        sets[attack.name], self.eval_fallbacks.setdefault(split, {})[attack.name] = self._attack_once(
-                            sets["clean"], attack
-                        )
+                        sets[attack.name] = self._attack_once(sets["clean"], attack)
                 self.eval_sets[split] = sets
 
     @property
@@ -121,10 +117,10 @@ class QADataModule(pl.LightningDataModule):
     def eval_set_names(self, split: str = "validation") -> list[str]:
         return list(self.eval_sets.get(split, {"clean": []}))
 
-    def _attack_once(self, examples: list, attack) -> tuple[list, int]:
+    def _attack_once(self, examples: list, attack) -> list:
         """``attack``'s version of an evaluation set (workers when configured); None -> clean."""
         dataset = AttackedDataset(examples, attack, self.seed)
-        loader = DataLoader(dataset, batch_size=64, num_workers=self.num_workers, collate_fn=list)
+        loader = self._loader(dataset, 64, None, collate_fn=list, persistent=False)
         out, fallbacks = [], 0
         for chunk in loader:
             for ex, ok in chunk:
@@ -132,17 +128,17 @@ class QADataModule(pl.LightningDataModule):
                 fallbacks += not ok
         if fallbacks:
             log.info("eval set %s: %d of %d examples unchanged (attack gave up)", attack.name, fallbacks, len(out))
-        return out, fallbacks
+        return out
 
     # -- loaders ------------------------------------------------------------------------
-    def _loader(self, dataset: Dataset, batch_size: int, sampler) -> DataLoader:
+    def _loader(self, dataset: Dataset, batch_size: int, sampler, collate_fn=None, persistent: bool = True) -> DataLoader:
         return DataLoader(
             dataset,
             batch_size=batch_size,
             sampler=sampler,
-            collate_fn=self.collator,
+            collate_fn=collate_fn or self.collator,
             num_workers=self.num_workers,
-            persistent_workers=self.num_workers > 0,
+            persistent_workers=persistent and self.num_workers > 0,
         )
 
     def current_epoch(self) -> int:
@@ -151,17 +147,16 @@ class QADataModule(pl.LightningDataModule):
 
     def train_dataset(self, epoch: int | None = None) -> PolicyDataset:
         """The items of one epoch under the attack policy (attacks applied on access)."""
+        if self.policy is None:
+            self.setup("fit")
         examples = self.splits["train"]
         if not examples:
             raise ValueError(f"data={self.data_cfg.get('name')}: the train split is empty")
-        if self.policy is None:
-            self.setup("fit")
         epoch = self.current_epoch() if epoch is None else epoch
         return PolicyDataset(examples, self.policy, epoch)
 
     def train_dataloader(self, epoch: int | None = None) -> DataLoader:
         dataset = self.train_dataset(epoch)
-        self.last_train_dataset = dataset
         seed = self.seed + 7919 * dataset.epoch if self.fresh_each_epoch else self.seed
         if self.group_by_length:
             clean = [approx_length(self.task_cfg, ex) for ex in dataset.examples]
@@ -169,15 +164,8 @@ class QADataModule(pl.LightningDataModule):
             sampler = LengthGroupedSampler(lengths, self.batch_size, seed=seed)
         else:
             sampler = RandomSampler(dataset, generator=torch.Generator().manual_seed(seed))
-        return DataLoader(
-            dataset,
-            batch_size=self.batch_size,
-            sampler=sampler,
-            collate_fn=TaggedCollator(self.collator),
-            num_workers=self.num_workers,
-            # rebuilt every epoch when attacks are drawn afresh: persistent workers would leak
-            persistent_workers=self.num_workers > 0 and not self.fresh_each_epoch,
-        )
+        # rebuilt every epoch when attacks are drawn afresh: persistent workers would leak
+        return self._loader(dataset, self.batch_size, sampler, TaggedCollator(self.collator), persistent=not self.fresh_each_epoch)
 
     def eval_loader(self, examples: Sequence) -> DataLoader:
         """Longest first: little padding, and memory errors show on the first batch."""
