@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ SHARED = Path(os.environ.get("ROBUST_MRC_SHARED", REPO.parent / "shared"))
 os.environ.setdefault("WANDB_MODE", "offline")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# evaluation caches (attacked sets, predictions) of the tests stay out of the checkout
+os.environ.setdefault("ROBUST_MRC_CACHE", tempfile.mkdtemp(prefix="robust_mrc_cache_"))
 
 
 @pytest.fixture(scope="session")

@@ -39,11 +39,13 @@ class MultipleChoiceModule(QAModule):
     def predict_records(self, batch: dict) -> dict[str, dict]:
         logits = self(batch).float()
         probs = logits.softmax(-1).cpu()
+        scores = logits.cpu()
         preds = probs.argmax(-1).tolist()
         counts = batch["option_mask"].sum(-1).tolist()
         return {
-            ex_id: {"pred": p, "label": int(y), "probs": [round(x, 6) for x in pr[:c].tolist()]}
-            for ex_id, p, y, pr, c in zip(batch["ids"], preds, batch["labels"].tolist(), probs, counts)
+            # probs: softmax over the real options; scores: the head's raw option logits S(o)
+            ex_id: {"pred": p, "label": int(y), "probs": [round(x, 6) for x in pr[:c].tolist()], "scores": [round(x, 5) for x in sc[:c].tolist()]}
+            for ex_id, p, y, pr, sc, c in zip(batch["ids"], preds, batch["labels"].tolist(), probs, scores, counts)
         }
 
     def metrics_of(self, records: dict[str, dict]) -> dict[str, float]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from robust_mrc.models.base import QAModule
-from robust_mrc.models.span_decoding import best_answers
+from robust_mrc.models.span_decoding import best_answers, window_confidence
 
 
 class SpanQAModule(QAModule):
@@ -29,10 +29,13 @@ class SpanQAModule(QAModule):
             n_best=int(self.task_cfg.get("n_best", 20)),
             max_answer_length=int(self.task_cfg.get("max_answer_length", 30)),
         )
-        return {
-            ex_id: {"pred": best[ex_id][0], "score": best[ex_id][1], "golds": golds}
-            for ex_id, golds in zip(batch["ids"], batch["answers"])
-        }
+        records = {}
+        for ex_id, golds in zip(batch["ids"], batch["answers"]):
+            text, score, f = best[ex_id]
+            # confidence (seed 004) of the window the answer came from
+            conf = window_confidence(out.start_logits[f], out.end_logits[f], batch["offsets"][f]) if f >= 0 else 0.0
+            records[ex_id] = {"pred": text, "score": score, "golds": golds, "confidence": round(conf, 6)}
+        return records
 
     def metrics_of(self, records: dict[str, dict]) -> dict[str, float]:
         from robust_mrc.metrics import get_span_metric

@@ -11,8 +11,9 @@ def best_answers(
     batch: dict,
     n_best: int = 20,
     max_answer_length: int = 30,
-) -> dict[str, tuple[str, float]]:
-    """Per example id: (answer text from the original context, start+end logit score).
+) -> dict[str, tuple[str, float, int]]:
+    """Per example id: (answer text from the original context, start+end logit score, index of
+    the window (feature) it came from, -1 when there is none).
 
     Scores across all windows of an example; only context tokens can start or end an answer.
     """
@@ -21,7 +22,7 @@ def best_answers(
     k = min(n_best, start_logits.shape[-1])
     top_s = torch.topk(start_logits, k, dim=-1).indices.tolist()
     top_e = torch.topk(end_logits, k, dim=-1).indices.tolist()
-    best: dict[str, tuple[str, float]] = {}
+    best: dict[str, tuple[str, float, int]] = {}
     for f, ex_i in enumerate(batch["feature_example"]):
         offs = batch["offsets"][f]
         context = batch["contexts"][ex_i]
@@ -35,6 +36,15 @@ def best_answers(
                     continue
                 score = float(sl[s] + el[e])
                 if ex_id not in best or score > best[ex_id][1]:
-                    best[ex_id] = (context[offs[s][0] : offs[e][1]], score)
-        best.setdefault(ex_id, ("", float("-inf")))
+                    best[ex_id] = (context[offs[s][0] : offs[e][1]], score, f)
+        best.setdefault(ex_id, ("", float("-inf"), -1))
     return best
+
+
+def window_confidence(start_logits: torch.Tensor, end_logits: torch.Tensor, offsets: list) -> float:
+    """Seed 004's confidence of one window: ``1 - (H_n(start) + H_n(end)) / 2``, the entropies of
+    the start and end distributions over the window's context tokens, normalized by ``log n``."""
+    from robust_mrc.diagnostics.confidence import span_confidence
+
+    mask = torch.tensor([o is not None for o in offsets] + [False] * (start_logits.shape[-1] - len(offsets)))
+    return float(span_confidence(start_logits.detach().float().cpu().numpy(), end_logits.detach().float().cpu().numpy(), mask.numpy()))

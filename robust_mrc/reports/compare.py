@@ -18,7 +18,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from robust_mrc.data.writers import atomic_write_bytes
-from robust_mrc.evaluating import format_table
+from robust_mrc.reports.tables import format_table
 
 
 def load_run(run_dir: str | Path) -> tuple[str, str, dict]:

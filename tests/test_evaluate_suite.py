@@ -1,0 +1,216 @@
+"""evaluate(cfg) as a robustness report: suites, disk cache, resume, ensembles, diagnostics."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("ROBUST_MRC_VECTORS", "wordnet")
+
+from robust_mrc.data.writers import write_examples  # noqa: E402
+from robust_mrc.data.sources import load_splits  # noqa: E402
+from robust_mrc.evaluating import evaluate  # noqa: E402
+from robust_mrc.evaluation.predict import Predictor  # noqa: E402
+from robust_mrc.evaluation.suites import SuiteConfigError  # noqa: E402
+from robust_mrc.training import train  # noqa: E402
+from tests.helpers import make_cfg  # noqa: E402
+
+PNG = b"\x89PNG\r\n\x1a\n"
+MC_DATA = ["data.n_train=64", "data.n_val=16", "data.n_test=24"]
+MC_TRAIN = ["model=tiny", *MC_DATA, "trainer.max_epochs=1", "batch_size=16", "test_after_fit=false"]
+SPAN_DATA = ["task=span", "data.n_train=32", "data.n_val=8", "data.n_test=12"]
+
+
+@pytest.fixture(scope="module")
+def mc_ckpts(tmp_path_factory):
+    """Two tiny multiple-choice checkpoints (different seeds) and an options-only one."""
+    out = []
+    for name, extra in (("a", ["seed=1"]), ("b", ["seed=2"]), ("oo", ["seed=3", "task.inputs=options_only"])):
+        d = tmp_path_factory.mktemp(f"mc_{name}")
+        out.append(train(make_cfg(*MC_TRAIN, *extra, f"output_dir={d}"))["ckpt_path"])
+    return out
+
+
+def run_eval(tmp_path, *overrides, name="eval"):
+    out = tmp_path / name
+    return evaluate(make_cfg(*overrides, f"output_dir={out}", config_name="eval")), out
+
+
+def test_advrace_suite_writes_a_consistent_report(mc_ckpts, tmp_path):
+    cache = tmp_path / "cache"
+    metrics, out = run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", f"cache_dir={cache}")
+    report = json.loads((out / "report.json").read_text())
+    sets = ["clean", "addsent", "charswap", "distractor_extraction", "distractor_generation", "diagnosis", "magnet"]
+    (model,) = report["models"]
+    entry = report["models"][model]
+    assert list(entry["sets"]) == sets and report["primary"] == "acc"
+    clean_preds = json.loads((out / "predictions" / model.replace("/", "__") / "clean.json").read_text())
+    for name in sets:
+        preds = json.loads((out / "predictions" / model.replace("/", "__") / f"{name}.json").read_text())
+        assert len(preds) == 24
+        acc = sum(r["pred"] == r["label"] for r in preds.values()) / 24
+        m = entry["sets"][name]
+        assert m["acc"] == pytest.approx(acc) and m["n"] == 24
+        if name != "clean":  # drop and flip by hand
+            clean_acc = entry["sets"]["clean"]["acc"]
+            assert m["drop"] == pytest.approx((clean_acc - acc) / clean_acc if clean_acc else 0.0, abs=1e-6)
+            assert m["flip"] == pytest.approx(sum(preds[i]["pred"] != clean_preds[i]["pred"] for i in preds) / 24)
+    attacked = [entry["sets"][s]["acc"] for s in sets[1:]]
+    assert entry["attack_avg"] == pytest.approx(sum(attacked) / len(attacked))
+    assert metrics["test/acc"] == pytest.approx(entry["sets"]["clean"]["acc"])
+    assert metrics["test/charswap/acc"] == pytest.approx(entry["sets"]["charswap"]["acc"])
+    # the attacked sets differ from the clean one (and were not all fallbacks)
+    assert all(report["sets"][s]["unchanged"] < 24 for s in sets[1:])
+    rows = list(csv.DictReader((out / "report.csv").open()))
+    assert [r["set"] for r in rows] == sets + ["attack avg"]
+    assert "| addsent" in (out / "report.md").read_text()
+    assert (out / "robustness.png").read_bytes()[:8] == PNG
+    # diagnostics of a full-input model
+    diag = report["diagnostics"]
+    assert diag["pq_remove"][model]["options_only"] is False and "options-only" in diag["pq_remove"][model]["note"]
+    conf = diag["confidence"][model]
+    assert 0.2 <= conf["mean_confidence"] <= 1.0 and (out / conf["plot"]).read_bytes()[:8] == PNG
+    assert sum(b["count"] for b in conf["bins"]) == 24
+    errors = diag["error_analysis"][model]
+    assert sum(v["n"] for v in errors["by_question_type"].values()) == 24
+    assert "f1" in errors["error_predictor"] and "baseline_f1" in errors["error_predictor"]
+
+
+def test_second_evaluation_reuses_the_cache_and_gives_the_same_report(mc_ckpts, tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    args = [f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", f"cache_dir={cache}", "diagnostics=[]"]
+    _, first = run_eval(tmp_path, *args, name="first")
+    cached_sets = sorted(p.name for p in (cache / "sets").iterdir())
+    assert len(cached_sets) == 6  # one file per attacked set
+
+    def no_model(*a, **k):
+        raise AssertionError("the model ran although every prediction is cached")
+
+    monkeypatch.setattr("robust_mrc.evaluating.build_trainer", no_model)
+    _, second = run_eval(tmp_path, *args, name="second")
+    r1, r2 = (json.loads((d / "report.json").read_text()) for d in (first, second))
+    assert all(s["cached"] for name, s in r2["sets"].items() if name != "clean")
+    assert r1["models"] == r2["models"]
+    assert sorted(p.name for p in (cache / "sets").iterdir()) == cached_sets
+
+
+def test_interrupted_evaluation_resumes_from_the_cache(mc_ckpts, tmp_path, monkeypatch):
+    args = [f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", "diagnostics=[]"]
+    _, whole = run_eval(tmp_path, *args, f"cache_dir={tmp_path / 'c1'}", name="whole")
+    real = Predictor.records
+    done = []
+
+    def crash_on_third(self, name, examples, fp):
+        if len(done) == 2:
+            raise KeyboardInterrupt("preempted")
+        done.append(name)
+        return real(self, name, examples, fp)
+
+    monkeypatch.setattr(Predictor, "records", crash_on_third)
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(tmp_path, *args, f"cache_dir={tmp_path / 'c2'}", name="broken")
+    monkeypatch.setattr(Predictor, "records", real)
+    assert len(list((tmp_path / "c2" / "predictions").iterdir())) == 2
+    _, resumed = run_eval(tmp_path, *args, f"cache_dir={tmp_path / 'c2'}", name="resumed")
+    a, b = (json.loads((d / "report.json").read_text()) for d in (whole, resumed))
+    assert a["models"] == b["models"]
+
+
+def test_an_external_file_joins_the_suite(mc_ckpts, tmp_path):
+    test = load_splits(make_cfg(*MC_DATA).data, "mc")["test"]
+    path = tmp_path / "copy.jsonl"
+    write_examples(test, path, "race_jsonl")
+    _, out = run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, f"+suite.extra.copy={{file: {path}, dpr: true}}", "cache_dir=null")
+    report = json.loads((out / "report.json").read_text())
+    (model,) = report["models"]
+    copy, clean = report["models"][model]["sets"]["copy"], report["models"][model]["sets"]["clean"]
+    assert copy["acc"] == pytest.approx(clean["acc"]) and copy["flip"] == 0.0 and copy["drop"] == 0.0
+    assert report["diagnostics"]["dpr"][model]["copy"]["dpr"] == 0.0
+
+
+def test_ensemble_averages_option_probabilities(mc_ckpts, tmp_path):
+    _, out = run_eval(tmp_path, f"ensemble=[{mc_ckpts[0]},{mc_ckpts[1]}]", *MC_DATA, "cache_dir=null", "diagnostics=[confidence]")
+    report = json.loads((out / "report.json").read_text())
+    assert len(report["models"]) == 3 and "ensemble" in report["models"]
+    a, b = (json.loads((out / "predictions" / m.replace("/", "__") / "clean.json").read_text()) for m in list(report["models"])[:2])
+    ens = json.loads((out / "predictions" / "ensemble" / "clean.json").read_text())
+    for i, r in ens.items():
+        avg = [(x + y) / 2 for x, y in zip(a[i]["probs"], b[i]["probs"])]
+        assert r["probs"] == pytest.approx(avg, abs=1e-5)
+        assert r["pred"] == max(range(len(avg)), key=avg.__getitem__)
+    acc = sum(r["pred"] == r["label"] for r in ens.values()) / len(ens)
+    assert report["models"]["ensemble"]["sets"]["clean"]["acc"] == pytest.approx(acc)
+
+
+def test_pq_remove_probe_reports_an_options_only_model(mc_ckpts, tmp_path):
+    _, out = run_eval(tmp_path, f"ckpt_path={mc_ckpts[2]}", *MC_DATA, "cache_dir=null", "diagnostics=[pq_remove]")
+    report = json.loads((out / "report.json").read_text())
+    (model,) = report["models"]
+    pq = report["diagnostics"]["pq_remove"][model]
+    assert pq["options_only"] is True and pq["chance"] == pytest.approx(0.25)
+    assert pq["acc"] == pytest.approx(report["models"][model]["sets"]["clean"]["acc"])
+
+
+def test_magnet_screening_ranks_the_pool_and_attacks_with_the_top(mc_ckpts, tmp_path):
+    cache = tmp_path / "cache"
+    args = [f"ckpt_path={mc_ckpts[0]}", *MC_DATA, f"cache_dir={cache}", "diagnostics=[]", "magnet_screen.enabled=true",
+            "magnet_screen.questions=6", "magnet_screen.max_pool=12", "magnet_screen.top=5"]
+    _, out = run_eval(tmp_path, *args, name="first")
+    report = json.loads((out / "report.json").read_text())
+    info = report["diagnostics"]["magnet_screen"]
+    assert info["questions"] == 6 and info["pool"] == 12 and info["pairs"] == 72
+    ranked = [json.loads(line) for line in (out / "magnet_scores.jsonl").read_text().splitlines()]
+    scores = [r["T"] for r in ranked]
+    assert len(ranked) == 12 and scores == sorted(scores, reverse=True)
+    assert all(0.0 <= t <= 1.0 for t in scores)
+    assert (out / "magnet_pool.txt").read_text().splitlines() == [r["option"] for r in ranked[:5]]
+    assert (out / "magnet_scores.png").read_bytes()[:8] == PNG
+    (model,) = report["models"]
+    assert report["models"][model]["sets"]["magnet_top"]["n"] == 24
+    # the screened options are what the magnet_top set inserted
+    top = set((out / "magnet_pool.txt").read_text().splitlines())
+    attacked = json.loads((out / "predictions" / model.replace("/", "__") / "magnet_top.json").read_text())
+    assert len(attacked) == 24
+    _, again = run_eval(tmp_path, *args, name="second")
+    report2 = json.loads((again / "report.json").read_text())
+    assert report2["diagnostics"]["magnet_screen"]["top"] == info["top"]
+    assert report2["sets"]["magnet_top"]["cached"] is True  # same top options -> same attacked set
+    inserted = {o for ex in _cached_examples(cache, "magnet_top") for o in ex["options"]}
+    assert inserted & top
+
+
+def _cached_examples(cache: Path, name: str) -> list[dict]:
+    import gzip
+
+    (path,) = (cache / "sets").glob(f"{name}-*.jsonl.gz")
+    with gzip.open(path, "rt") as f:
+        return [json.loads(line) for line in f]
+
+
+def test_span_suite_and_token_vote_ensemble(tmp_path_factory, tmp_path):
+    ckpts = []
+    for seed in (1, 2):
+        d = tmp_path_factory.mktemp(f"span{seed}")
+        ckpts.append(train(make_cfg("model=tiny", *SPAN_DATA, "trainer.max_epochs=1", "batch_size=16", "test_after_fit=false", f"seed={seed}", f"output_dir={d}"))["ckpt_path"])
+    _, out = run_eval(tmp_path, f"ensemble=[{ckpts[0]},{ckpts[1]}]", *SPAN_DATA, "suite=squad", f"cache_dir={tmp_path / 'c'}")
+    report = json.loads((out / "report.json").read_text())
+    assert report["primary"] == "f1" and set(report["models"]) >= {"ensemble"}
+    for entry in report["models"].values():
+        assert list(entry["sets"]) == ["clean", "addsent", "addonesent", "addsentmod", "addcommon", "char_noise", "word_noise"]
+        assert all(0 <= m["f1"] <= 100 and m["n"] == 12 for m in entry["sets"].values())
+    assert all(report["sets"][s]["unchanged"] < 12 for s in report["sets"] if s != "clean")
+    conf = report["diagnostics"]["confidence"]
+    assert all(0.0 <= c["mean_confidence"] <= 1.0 for c in conf.values())
+
+
+def test_suite_errors_are_clear(mc_ckpts, tmp_path):
+    with pytest.raises(SuiteConfigError, match="suite=squad is for task=span"):
+        run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=squad", "cache_dir=null")
+    with pytest.raises(SuiteConfigError, match="no such file"):
+        run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "+suite.extra.x=/nonexistent.jsonl", "cache_dir=null")
+    with pytest.raises(ValueError, match="unknown"):
+        run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "diagnostics=[astrology]", "cache_dir=null")
