@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import Counter
+from pathlib import Path
 
 import pytorch_lightning as pl
 
@@ -39,3 +41,30 @@ class AttackCounts(pl.Callback):
         if any(a != "clean" for a, _ in counts):
             log.info("epoch %d training items: %s", trainer.current_epoch,
                      ", ".join(f"{a}/{s}={n}" for (a, s), n in sorted(counts.items())))
+
+
+class TrainItemLog(pl.Callback):
+    """Debug record of what each rank trained on: one JSON line per training item,
+    ``{"epoch", "batch", "id", "attack", "status", "digest"}``, in ``<dirpath>/rank<global rank>.jsonl``
+    (written at the end of each epoch). The union over ranks of a DDP run is what one process
+    trains on (DDP padding may repeat a few items). Needs batches with ``item_digests``
+    (``record_train_items=true``)."""
+
+    def __init__(self, dirpath: str | Path) -> None:
+        self.dirpath = Path(dirpath)
+        self.rows: list[dict] = []
+
+    def on_train_epoch_start(self, trainer, pl_module) -> None:
+        self.rows = []
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        digests = batch.get("item_digests")
+        if digests is None:
+            raise ValueError("TrainItemLog needs batches with item_digests: build the data module with record_items=True")
+        for ex_id, (attack, status), digest in zip(batch["ids"], batch["attack_tags"], digests):
+            self.rows.append({"epoch": trainer.current_epoch, "batch": batch_idx, "id": ex_id, "attack": attack, "status": status, "digest": digest})
+
+    def on_train_epoch_end(self, trainer, pl_module) -> None:
+        self.dirpath.mkdir(parents=True, exist_ok=True)
+        with open(self.dirpath / f"rank{trainer.global_rank}.jsonl", "a", encoding="utf-8") as f:
+            f.writelines(json.dumps(row) + "\n" for row in self.rows)

@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytorch_lightning as pl
+from lightning_fabric.plugins.environments import SLURMEnvironment
 from lightning_fabric.plugins.io.torch_io import TorchCheckpointIO
+from lightning_fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
+from pytorch_lightning.strategies import StrategyRegistry
 
 from robust_mrc.data.writers import atomic_write_bytes
 
@@ -38,8 +42,15 @@ class AtomicCheckpointIO(TorchCheckpointIO):
         os.replace(tmp, path)
 
 
+RUN_DIR_ENV = "ROBUST_MRC_RUN_DIR"
+
+
 def run_dir(cfg: DictConfig) -> Path:
-    """``cfg.output_dir``, else Hydra's output directory, else ``outputs/<timestamp>``."""
+    """``cfg.output_dir``, else Hydra's output directory, else ``outputs/<timestamp>`` (rank 0's
+    timestamp in every DDP process: Lightning's children inherit it through the environment).
+
+    Processes started by SLURM (srun) do not share an environment with rank 0: give them
+    ``output_dir`` (the sbatch scripts key it by the job id)."""
     if cfg.get("output_dir"):
         path = Path(cfg.output_dir)
     else:
@@ -48,9 +59,19 @@ def run_dir(cfg: DictConfig) -> Path:
 
             path = Path(HydraConfig.get().runtime.output_dir)
         except ValueError:  # not under @hydra.main (tests, notebooks)
-            path = Path("outputs") / datetime.now().strftime("%Y-%m-%d/%H-%M-%S-%f")
+            inherited = os.environ.get(RUN_DIR_ENV)
+            if inherited and not is_global_zero():
+                path = Path(inherited)  # a DDP child process started by rank 0: rank 0's directory
+            else:
+                path = Path("outputs") / datetime.now().strftime("%Y-%m-%d/%H-%M-%S-%f")
+                os.environ[RUN_DIR_ENV] = str(path)  # inherited by the DDP processes Lightning starts
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def is_global_zero() -> bool:
+    """Rank 0 of the job, known before the Trainer exists (from RANK / LOCAL_RANK / SLURM_PROCID)."""
+    return rank_zero_only.rank == 0
 
 
 def build_loggers(cfg: DictConfig, out: Path) -> list:
@@ -58,33 +79,51 @@ def build_loggers(cfg: DictConfig, out: Path) -> list:
     name = logger_cfg.get("name", "csv")
     if name in ("none", None, False):
         return []
+    if name not in ("csv", "wandb"):
+        raise ValueError(f"logger={name!r}: expected csv, wandb or none")
     # csv/version_N: a resumed run gets a new version instead of overwriting the old log
     loggers: list = [pl.loggers.CSVLogger(save_dir=str(out), name="csv")]
     if name == "wandb":
-        mode = logger_cfg.get("mode", "offline")
-        os.environ.setdefault("WANDB_MODE", mode)
-        loggers.append(
-            pl.loggers.WandbLogger(
-                project=logger_cfg.get("project", "robust-mrc"),
-                entity=logger_cfg.get("entity"),
-                group=logger_cfg.get("group"),
-                tags=list(logger_cfg.get("tags") or []),
-                save_dir=str(out),
-                mode=mode,
-                config=OmegaConf.to_container(cfg, resolve=True),
-            )
-        )
-    elif name != "csv":
-        raise ValueError(f"logger={name!r}: expected csv, wandb or none")
+        from robust_mrc.tracking import wandb_logger
+
+        loggers.append(wandb_logger(cfg, out))
     return loggers
+
+
+def build_strategy(spec: Any) -> Any:
+    """``trainer.strategy``: a Lightning name (``ddp``), or ``{name: ddp, <its arguments>}`` such as
+    ``{name: ddp, process_group_backend: gloo}``, built into that strategy object."""
+    if not isinstance(spec, dict):
+        return spec
+    spec = dict(spec)
+    name = spec.pop("name", None)
+    if name not in StrategyRegistry:
+        known = ", ".join(sorted(StrategyRegistry.available_strategies()))
+        raise ValueError(f"trainer.strategy.name={name!r} is not a Lightning strategy; one of: {known}")
+    entry = StrategyRegistry[name]
+    try:
+        return entry["strategy"](**{**entry["init_params"], **spec})
+    except TypeError as err:
+        raise ValueError(f"trainer.strategy={{name: {name}, ...}}: {err}") from None
+
+
+def cluster_plugins() -> list:
+    """Under SLURM (a task started by sbatch/srun): Lightning's SLURM environment with auto-requeue.
+    On SIGUSR1 (``#SBATCH --signal=SIGUSR1@90``) Lightning saves ``hpc_ckpt_<n>.ckpt`` in the run
+    directory and runs ``scontrol requeue``; the requeued job resumes from it (``ckpt_path=last``)."""
+    if SLURMEnvironment.detect():
+        return [SLURMEnvironment(auto_requeue=True, requeue_signal=signal.SIGUSR1)]
+    return []
 
 
 def build_trainer(cfg: DictConfig, out: Path, callbacks: list | None = None, loggers: list | None = None, **extra) -> pl.Trainer:
     kwargs = {**OmegaConf.to_container(cfg.trainer, resolve=True), **extra}
+    if "strategy" in kwargs:
+        kwargs["strategy"] = build_strategy(kwargs["strategy"])
     return pl.Trainer(
         default_root_dir=str(out),
         callbacks=callbacks or [],
         logger=loggers if loggers else False,
-        plugins=[AtomicCheckpointIO()],
+        plugins=[AtomicCheckpointIO(), *cluster_plugins()],
         **kwargs,
     )

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import logging
+import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
-from robust_mrc.callbacks import AttackCounts
+from robust_mrc import tracking
+from robust_mrc.callbacks import AttackCounts, TrainItemLog
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer
-from robust_mrc.runtime import atomic_write_json, build_loggers, build_trainer, run_dir
+from robust_mrc.runtime import atomic_write_json, build_loggers, build_trainer, is_global_zero, run_dir
 
 log = logging.getLogger(__name__)
 
@@ -29,19 +32,31 @@ def build_datamodule(cfg: DictConfig, tokenizer) -> QADataModule:
         group_by_length=bool(cfg.get("group_by_length", True)),
         seed=int(cfg.seed),
         attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True) if cfg.get("attack") is not None else None,
+        record_items=bool(cfg.get("record_train_items", False)),
     )
 
 
-def resolve_resume(ckpt_path: str | None, ckpt_dir: Path) -> str | None:
-    """``last`` means the run directory's last.ckpt when there is one (requeue-safe), else a fresh start."""
+def resolve_resume(ckpt_path: str | None, ckpt_dir: Path, hpc_dir: Path | None = None) -> str | None:
+    """``last`` means the newest of the run directory's ``checkpoints/last.ckpt`` and the
+    ``hpc_ckpt_<n>.ckpt`` Lightning saves in ``hpc_dir`` on a SLURM requeue signal, when there is
+    one (requeue-safe); else a fresh start."""
     if ckpt_path in (None, "", "null"):
         return None
     if ckpt_path == "last":
-        last = ckpt_dir / "last.ckpt"
-        return str(last) if last.exists() else None
+        candidates = [ckpt_dir / "last.ckpt"]
+        if hpc_dir is not None:
+            candidates += [p for p in hpc_dir.glob("hpc_ckpt_*.ckpt") if re.fullmatch(r"hpc_ckpt_\d+\.ckpt", p.name)]
+        found = [p for p in candidates if p.is_file()]
+        return str(max(found, key=lambda p: p.stat().st_mtime)) if found else None
     if not Path(ckpt_path).is_file():
         raise FileNotFoundError(f"ckpt_path={ckpt_path}: no such checkpoint file")
     return str(ckpt_path)
+
+
+# Under DDP, Lightning warns that a DistributedSampler repeats evaluation examples and that epoch
+# metrics are logged without sync_dist: predictions are gathered by example id on every rank
+# (robust_mrc.models.base.gather_by_id), so each example counts once and every rank logs the same.
+_DDP_EVAL_WARNINGS = (r"Using `DistributedSampler` with the dataloaders", r"It is recommended to use `self\.log\(.*sync_dist=True")
 
 
 def _floats(metrics: dict) -> dict[str, float]:
@@ -52,7 +67,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     """Fit a reader as configured; return (and write to ``metrics.json``) its metrics."""
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
-    OmegaConf.save(cfg, out / "config.yaml", resolve=True)
+    if is_global_zero():
+        OmegaConf.save(cfg, out / "config.yaml", resolve=True)
     task = cfg.task.name
     tokenizer = load_tokenizer(cfg.model)
     datamodule = build_datamodule(cfg, tokenizer)
@@ -69,18 +85,32 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         save_last=True,
         enable_version_counter=False,
     )
+    callbacks: list = [checkpoint, AttackCounts()]
+    if cfg.get("record_train_items"):
+        callbacks.append(TrainItemLog(out / "train_items"))
+    loggers = build_loggers(cfg, out)
+    if tracking.wandb_loggers(loggers):
+        callbacks.append(tracking.RobustnessTables())
     extra = {"reload_dataloaders_every_n_epochs": 1} if datamodule.fresh_each_epoch else {}
-    trainer = build_trainer(cfg, out, callbacks=[checkpoint, AttackCounts()], loggers=build_loggers(cfg, out), **extra)
-    trainer.fit(module, datamodule=datamodule, ckpt_path=resolve_resume(cfg.get("ckpt_path"), ckpt_dir))
+    trainer = build_trainer(cfg, out, callbacks=callbacks, loggers=loggers, **extra)
+    try:
+        with warnings.catch_warnings():
+            for pattern in _DDP_EVAL_WARNINGS:
+                warnings.filterwarnings("ignore", message=pattern)
+            trainer.fit(module, datamodule=datamodule, ckpt_path=resolve_resume(cfg.get("ckpt_path"), ckpt_dir, out))
 
-    best = checkpoint.best_model_path or None
-    metrics: dict[str, Any] = {}
-    metrics.update(_floats(trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]))
-    if cfg.get("test_after_fit", True) and datamodule.splits["test"]:
-        metrics.update(_floats(trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]))
+            best = checkpoint.best_model_path or None
+            metrics: dict[str, Any] = {}
+            metrics.update(_floats(trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]))
+            if cfg.get("test_after_fit", True) and datamodule.splits["test"]:
+                metrics.update(_floats(trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]))
+    except BaseException:
+        tracking.finish(loggers, exit_code=1)
+        raise
     metrics["ckpt_path"] = best
     metrics["run_dir"] = str(out)
     if trainer.is_global_zero:
         atomic_write_json(out / "metrics.json", metrics)
     log.info("metrics: %s", metrics)
+    tracking.finish(loggers)  # one W&B run per job, also in a multirun
     return metrics

@@ -203,15 +203,25 @@ class PolicyDataset(Dataset):
         return self.policy.apply(self.examples[index], attack, self.epoch)
 
 
+def example_digest(example) -> str:
+    """A short fingerprint of an example's content (attacked text included)."""
+    return hashlib.blake2b(repr(example).encode("utf-8"), digest_size=8).hexdigest()
+
+
 @dataclass
 class TaggedCollator:
-    """Wraps a task collator: takes ``(example, attack, status)`` items and adds ``attack_tags``."""
+    """Wraps a task collator: takes ``(example, attack, status)`` items and adds ``attack_tags``
+    (and, with ``digests``, ``item_digests``: :func:`example_digest` of each item, to compare what
+    two runs trained on)."""
 
     collator: Any
+    digests: bool = False
 
     def __call__(self, items):
         batch = self.collator([ex for ex, _, _ in items])
         batch["attack_tags"] = [(name, status) for _, name, status in items]
+        if self.digests:
+            batch["item_digests"] = [example_digest(ex) for ex, _, _ in items]
         return batch
 
 

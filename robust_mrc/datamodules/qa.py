@@ -30,7 +30,7 @@ from robust_mrc.datamodules.policies import (
     eval_attack_specs,
     policy_from_config,
 )
-from robust_mrc.datamodules.sampling import LengthGroupedSampler
+from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,7 @@ class QADataModule(pl.LightningDataModule):
         seed: int = 0,
         splits: Mapping[str, list] | None = None,
         attack_cfg: Mapping[str, Any] | None = None,
+        record_items: bool = False,
     ):
         super().__init__()
         self.task_cfg, self.data_cfg = task_cfg, data_cfg
@@ -86,6 +87,8 @@ class QADataModule(pl.LightningDataModule):
         self.splits = dict(splits) if splits is not None else None
         self.collator = make_collator(task_cfg, tokenizer)
         self.attack_cfg = dict(attack_cfg or {})
+        # debug: training batches carry ``item_digests`` (a fingerprint of each trained example)
+        self.record_items = record_items
         self.policy: AttackPolicy | None = None
         # {"validation": {"clean": [...], "addsent": [...]}, "test": {...}}
         self.eval_sets: dict[str, dict[str, list]] = {}
@@ -158,17 +161,33 @@ class QADataModule(pl.LightningDataModule):
     def train_dataloader(self, epoch: int | None = None) -> DataLoader:
         dataset = self.train_dataset(epoch)
         seed = self.seed + 7919 * dataset.epoch if self.fresh_each_epoch else self.seed
+        world, rank = self.distributed()
         if self.group_by_length:
             clean = [approx_length(self.task_cfg, ex) for ex in dataset.examples]
             lengths = [clean[i] for i, _ in dataset.items]
-            sampler = LengthGroupedSampler(lengths, self.batch_size, seed=seed)
-        else:
+            if world > 1:  # whole length-grouped batches per rank (Lightning keeps a DistributedSampler)
+                sampler = DistributedLengthGroupedSampler(lengths, self.batch_size, seed=seed, num_replicas=world, rank=rank)
+            else:
+                sampler = LengthGroupedSampler(lengths, self.batch_size, seed=seed)
+        else:  # under DDP Lightning swaps in a DistributedSampler (shuffled, seeded by the global seed)
             sampler = RandomSampler(dataset, generator=torch.Generator().manual_seed(seed))
+        collate = TaggedCollator(self.collator, digests=self.record_items)
         # rebuilt every epoch when attacks are drawn afresh: persistent workers would leak
-        return self._loader(dataset, self.batch_size, sampler, TaggedCollator(self.collator), persistent=not self.fresh_each_epoch)
+        return self._loader(dataset, self.batch_size, sampler, collate, persistent=not self.fresh_each_epoch)
+
+    def distributed(self) -> tuple[int, int]:
+        """(world size, global rank) of the attached trainer; (1, 0) without one."""
+        trainer = getattr(self, "trainer", None)
+        if trainer is None:
+            return 1, 0
+        return int(trainer.world_size), int(trainer.global_rank)
 
     def eval_loader(self, examples: Sequence) -> DataLoader:
-        """Longest first: little padding, and memory errors show on the first batch."""
+        """Longest first: little padding, and memory errors show on the first batch.
+
+        Under DDP Lightning replaces the sequential sampler by ``DistributedSampler(shuffle=False)``,
+        which pads the last round with repeated examples; the modules gather predictions by example
+        id (:func:`robust_mrc.models.base.gather_by_id`), so each example counts once."""
         ordered = sorted(examples, key=lambda ex: -approx_length(self.task_cfg, ex))
         return self._loader(ExampleDataset(ordered), self.eval_batch_size, None)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator, Sequence
 
 import torch
-from torch.utils.data import Sampler
+from torch.utils.data import DistributedSampler, Sampler
 
 
 class LengthGroupedSampler(Sampler[int]):
@@ -15,22 +15,39 @@ class LengthGroupedSampler(Sampler[int]):
     ``batch_size * mega_batches`` -> each sorted by length, longest first -> cut into batches ->
     batches shuffled (the longest batch first, so an out-of-memory error shows at once; a short
     last batch stays last). Meant for a DataLoader with the same ``batch_size``.
+
+    With ``num_replicas > 1`` (DDP) every rank draws the same global batch order and takes whole
+    batches, round robin (batch ``b`` to rank ``b % num_replicas``); the list of batches is padded
+    by repeating its first batches so that every rank has the same number of steps. Each rank's
+    stream still cuts into length-grouped batches, and the ranks together cover every index.
     """
 
-    def __init__(self, lengths: Sequence[int], batch_size: int, seed: int = 0, mega_batches: int = 50):
+    def __init__(
+        self,
+        lengths: Sequence[int],
+        batch_size: int,
+        seed: int = 0,
+        mega_batches: int = 50,
+        num_replicas: int = 1,
+        rank: int = 0,
+    ):
+        if batch_size < 1:
+            raise ValueError(f"batch_size={batch_size} must be at least 1")
+        if not 0 <= rank < num_replicas:
+            raise ValueError(f"rank={rank} must lie in [0, num_replicas={num_replicas})")
         self.lengths = list(lengths)
         self.batch_size = batch_size
         self.seed = seed
         self.mega = batch_size * mega_batches
+        self.num_replicas = num_replicas
+        self.rank = rank
         self.epoch = 0
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
 
-    def __len__(self) -> int:
-        return len(self.lengths)
-
-    def __iter__(self) -> Iterator[int]:
+    def batches(self) -> list[list[int]]:
+        """The global batch order of the current epoch (all ranks)."""
         g = torch.Generator().manual_seed(self.seed * 100_003 + self.epoch)
         perm = torch.randperm(len(self.lengths), generator=g).tolist()
         batches = []
@@ -38,11 +55,40 @@ class LengthGroupedSampler(Sampler[int]):
             chunk = sorted(perm[i : i + self.mega], key=lambda j: -self.lengths[j])
             batches.extend(chunk[k : k + self.batch_size] for k in range(0, len(chunk), self.batch_size))
         if not batches:
-            return iter([])
+            return []
         # at most one batch is short (the last of the last mega-batch): keep it last, so the
         # index stream still cuts into the same batches for a DataLoader of ``batch_size``
-        tail = batches.pop() if len(batches[-1]) < self.batch_size else []
+        tail = [batches.pop()] if len(batches[-1]) < self.batch_size else []
         longest = max(range(len(batches)), key=lambda b: self.lengths[batches[b][0]]) if batches else None
-        first = batches.pop(longest) if longest is not None else []
+        first = [batches.pop(longest)] if longest is not None else []
         order = torch.randperm(len(batches), generator=g).tolist()
-        return iter(first + [j for b in order for j in batches[b]] + tail)
+        return first + [batches[b] for b in order] + tail
+
+    def _shard(self, batches: list) -> list:
+        """This rank's batches. Padding copies batches from the start, so the short tail batch
+        (global last) stays the last batch of its rank."""
+        if self.num_replicas == 1 or not batches:
+            return batches
+        steps = -(-len(batches) // self.num_replicas)
+        padded = [batches[i % len(batches)] for i in range(steps * self.num_replicas)]
+        return padded[self.rank :: self.num_replicas]
+
+    def __len__(self) -> int:
+        if self.num_replicas == 1:
+            return len(self.lengths)
+        n, bs = len(self.lengths), self.batch_size
+        sizes = [bs] * (n // bs) + ([n % bs] if n % bs else [])  # the order does not change the sizes
+        return sum(self._shard(sizes))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter([j for batch in self._shard(self.batches()) for j in batch])
+
+
+class DistributedLengthGroupedSampler(LengthGroupedSampler, DistributedSampler):
+    """:class:`LengthGroupedSampler` sharded by rank, typed as a ``DistributedSampler`` so that
+    Lightning keeps it (it would otherwise wrap it in a ``DistributedSamplerWrapper``, whose
+    shuffle scatters the length groups across random positions)."""
+
+    def __init__(self, lengths: Sequence[int], batch_size: int, seed: int = 0, mega_batches: int = 50, *, num_replicas: int, rank: int):
+        LengthGroupedSampler.__init__(self, lengths, batch_size, seed, mega_batches, num_replicas, rank)
+        self.shuffle, self.drop_last = True, False
