@@ -82,10 +82,13 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         filename="best",
         monitor=cfg.get("monitor") or module.monitor,
         mode="max",
-        save_last=True,
         enable_version_counter=False,
     )
-    callbacks: list = [checkpoint, AttackCounts()]
+    # last.ckpt after every validation, by a callback of its own: Lightning 2.6's save_last=True
+    # writes it only when a top-k checkpoint is saved at the same step (the monitor improved), so a
+    # requeued or resumed run would go back to the best epoch instead of the last one
+    last = pl.callbacks.ModelCheckpoint(dirpath=str(ckpt_dir), filename="last", monitor=None, save_top_k=1, enable_version_counter=False)
+    callbacks: list = [checkpoint, last, AttackCounts()]
     if cfg.get("record_train_items"):
         callbacks.append(TrainItemLog(out / "train_items"))
     loggers = build_loggers(cfg, out)

@@ -1,0 +1,194 @@
+"""Weights & Biases, in one place: the run of a training job, its robustness tables, its end.
+
+``logger=wandb`` gives (offline unless ``logger.mode=online`` / ``WANDB_MODE=online``):
+
+* the resolved config as the run config; the run grouped by experiment (``logger.group``, else
+  the Hydra choice of ``experiment``) and tagged ``attack:<name>``, ``model:<name>``,
+  ``seed:<n>``, ``task:<name>``, ``data:<name>``, ``experiment:<name>`` (plus ``logger.tags``);
+  display name ``<attack>-<model>-seed<n>`` (or ``logger.run_name``);
+* every metric the module logs: per epoch ``val/acc`` (``val/f1``, ``val/em``),
+  ``val/<attack>/...`` and ``val/robust_avg``; ``train/loss``, ``train/items/...``;
+* at test time (:class:`RobustnessTables`) the table ``test/robustness``, one row per test set:
+  ``set, metric, clean, attacked, drop`` (clean minus attacked; the clean row drops 0), and the
+  table ``test/samples``: a few examples of each attacked test set (the ones the attack flipped
+  from right to wrong first) with the attack's edits, the model's prediction on the attacked and
+  on the clean version, and the gold answer;
+* ``wandb.finish()`` at the end of every job (:func:`finish`), so that the next job of a Hydra
+  multirun in the same process starts its own run instead of writing into this one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytorch_lightning as pl
+from omegaconf import DictConfig, OmegaConf
+
+from robust_mrc.data.examples import LETTERS, MCExample
+
+log = logging.getLogger(__name__)
+
+ROBUSTNESS_COLUMNS = ["set", "metric", "clean", "attacked", "drop"]
+SAMPLE_COLUMNS = ["set", "id", "question", "passage", "options", "edits", "prediction", "clean_prediction", "gold", "correct"]
+
+
+def experiment_name(cfg: DictConfig) -> str | None:
+    """The Hydra choice of the ``experiment`` group (``experiment=advrace_targeted``), if any."""
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        return HydraConfig.get().runtime.choices.get("experiment")
+    except (ValueError, ImportError):  # not under @hydra.main
+        return None
+
+
+def run_group(cfg: DictConfig) -> str | None:
+    return (cfg.get("logger") or {}).get("group") or experiment_name(cfg)
+
+
+def run_tags(cfg: DictConfig) -> list[str]:
+    tags = [str(t) for t in ((cfg.get("logger") or {}).get("tags") or [])]
+    tags += [f"attack:{cfg.attack.name}", f"model:{cfg.model.name}", f"seed:{cfg.seed}", f"task:{cfg.task.name}", f"data:{cfg.data.name}"]
+    experiment = experiment_name(cfg)
+    if experiment:
+        tags.append(f"experiment:{experiment}")
+    return [t[:64] for t in dict.fromkeys(tags)]  # W&B caps a tag at 64 characters
+
+
+def wandb_logger(cfg: DictConfig, out: Path) -> pl.loggers.WandbLogger:
+    """The Lightning W&B logger of a run: resolved config, group, tags, files under ``out/wandb``."""
+    logger_cfg = cfg.logger
+    mode = logger_cfg.get("mode") or "offline"
+    if mode not in ("online", "offline", "disabled"):
+        raise ValueError(f"logger.mode={mode!r}: expected online, offline or disabled")
+    os.environ.setdefault("WANDB_MODE", mode)
+    return pl.loggers.WandbLogger(
+        project=logger_cfg.get("project", "robust-mrc"),
+        entity=logger_cfg.get("entity"),
+        group=run_group(cfg),
+        tags=run_tags(cfg),
+        name=logger_cfg.get("run_name") or f"{cfg.attack.name}-{cfg.model.name}-seed{cfg.seed}",
+        job_type="train",
+        save_dir=str(out),
+        mode=mode,
+        config=OmegaConf.to_container(cfg, resolve=True),
+    )
+
+
+def wandb_loggers(loggers) -> list:
+    return [lg for lg in loggers or [] if isinstance(lg, pl.loggers.WandbLogger)]
+
+
+def finish(loggers, exit_code: int = 0) -> None:
+    """End the W&B run of this job (rank 0 owns it); a no-op without one."""
+    if not wandb_loggers(loggers):
+        return
+    import wandb
+
+    if wandb.run is not None:
+        wandb.finish(exit_code=exit_code)
+
+
+# -- robustness tables -----------------------------------------------------------------------
+
+
+def robustness_rows(metrics: Mapping[str, Any], set_names: list[str], metric: str, stage: str = "test") -> list[list]:
+    """``[set, metric, clean, attacked, drop]`` per evaluation set (clean first, drop 0)."""
+    clean_key = f"{stage}/{metric}"
+    if clean_key not in metrics:
+        return []
+    clean = float(metrics[clean_key])
+    rows = []
+    for name in set_names:
+        key = clean_key if name == "clean" else f"{stage}/{name}/{metric}"
+        if key in metrics:
+            attacked = float(metrics[key])
+            rows.append([name, metric, clean, attacked, clean - attacked])
+    return rows
+
+
+def _correct(record: Mapping[str, Any]) -> bool | None:
+    if "label" in record:
+        return record["pred"] == record["label"]
+    if "golds" in record:
+        from robust_mrc.metrics.squad import normalize_answer
+
+        golds = record["golds"] or [""]
+        return any(normalize_answer(record["pred"]) == normalize_answer(g) for g in golds)
+    return None
+
+
+def _answer(example, record: Mapping[str, Any] | None) -> str:
+    """The prediction of ``record`` as text (an option ``B. ...`` for multiple choice)."""
+    if record is None:
+        return ""
+    pred = record["pred"]
+    if isinstance(example, MCExample) and isinstance(pred, int):
+        return f"{LETTERS[pred]}. {example.options[pred]}" if 0 <= pred < len(example.options) else str(pred)
+    return str(pred)
+
+
+def sample_rows(eval_sets: Mapping[str, list], predictions: Mapping[str, Mapping[str, dict]], per_set: int = 3, text_chars: int = 600) -> list[list]:
+    """A few examples of each attacked set: first those the attack flipped from right to wrong,
+    then the other errors, then the rest (in data order)."""
+    clean_preds = predictions.get("clean", {})
+    clean_examples = {ex.id: ex for ex in eval_sets.get("clean", [])}
+    rows = []
+    for name, examples in eval_sets.items():
+        if name == "clean":
+            continue
+        preds = predictions.get(name, {})
+
+        def rank(ex):
+            ok, clean_ok = _correct(preds.get(ex.id, {"pred": None})), _correct(clean_preds.get(ex.id, {"pred": None}))
+            return 0 if clean_ok and ok is False else 1 if ok is False else 2
+
+        chosen = sorted((ex for ex in examples if ex.id in preds), key=rank)[:per_set]
+        for ex in chosen:
+            record = preds[ex.id]
+            if isinstance(ex, MCExample):
+                passage, gold = ex.passage, f"{ex.answer_letter}. {ex.answer}"
+                options = "\n".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(ex.options))
+            else:
+                passage, gold, options = ex.context, " | ".join(ex.answer_texts), ""
+            edits = "; ".join(f"{e.attack}: {e.detail}" if e.detail else e.attack for e in ex.edits)
+            clean_ex = clean_examples.get(ex.id, ex)
+            rows.append([
+                name, ex.id, ex.question, passage[:text_chars], options, edits,
+                _answer(ex, record), _answer(clean_ex, clean_preds.get(ex.id)), gold, bool(_correct(record)),
+            ])
+    return rows
+
+
+class RobustnessTables(pl.Callback):
+    """Logs ``test/robustness`` and ``test/samples`` (see the module docstring) to the W&B logger
+    at the end of ``trainer.test``; rank 0 only (the predictions are already gathered there)."""
+
+    def __init__(self, samples_per_set: int = 3) -> None:
+        self.samples_per_set = samples_per_set
+
+    def on_test_end(self, trainer: pl.Trainer, pl_module) -> None:
+        if not trainer.is_global_zero:
+            return
+        loggers = wandb_loggers(trainer.loggers)
+        if not loggers:
+            return
+        metrics = {k: float(v) for k, v in trainer.callback_metrics.items()}
+        names = pl_module.eval_set_names.get("test", ["clean"])
+        rows = robustness_rows(metrics, names, pl_module.primary_metric)
+        datamodule = trainer.datamodule
+        eval_sets = getattr(datamodule, "eval_sets", {}).get("test", {}) if datamodule is not None else {}
+        samples = sample_rows(eval_sets, pl_module.last_predictions, self.samples_per_set)
+        for lg in loggers:
+            if rows:
+                lg.log_table(key="test/robustness", columns=ROBUSTNESS_COLUMNS, data=rows)
+            if samples:
+                lg.log_table(key="test/samples", columns=SAMPLE_COLUMNS, data=samples)
+            # the headline numbers also as summary fields (sortable columns in the runs table)
+            run = lg.experiment
+            for name, metric, clean, attacked, drop in rows:
+                if name != "clean":
+                    run.summary[f"test/{name}/drop"] = drop

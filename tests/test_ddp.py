@@ -1,0 +1,225 @@
+"""DDP that is right, not only running: two real processes on CPU (gloo) against one process.
+
+``python train.py trainer=ddp_cpu`` runs in a subprocess (Lightning starts the second rank);
+the validation (27) and test (19) sets are not multiples of 2 ranks x eval batch 4, so the
+DistributedSampler pads them with repeated examples. The checks:
+
+* every evaluation set counts each example once (``n`` = the set's size), and the metrics of
+  the DDP run equal those of a one-process evaluation of the same checkpoint on the same data;
+* the on-the-fly attacked training items of each epoch, united over the two ranks, are the
+  items (example id, attack, status, content digest) one process trains on;
+* each rank trains on whole length-grouped batches of the global batch order (Lightning keeps
+  our sampler instead of wrapping and reshuffling it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+import pytorch_lightning as pl
+
+from robust_mrc.datamodules.policies import example_digest
+from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler
+from robust_mrc.models import MODULES
+from robust_mrc.models.backbone import load_tokenizer
+from robust_mrc.training import build_datamodule, train
+from tests.helpers import make_cfg
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL_BATCH = 4
+RUN = [
+    "model=tiny", "task=mc", "attack=charswap", "data.n_train=40", "data.n_val=27", "data.n_test=19",
+    "batch_size=8", f"eval_batch_size={EVAL_BATCH}", "trainer.max_epochs=2", "record_train_items=true",
+]
+N_VAL, N_TEST, WORLD = 27, 19, 2
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def read_items(out: Path) -> dict[int, list[dict]]:
+    """{rank: rows} of a run's TrainItemLog."""
+    return {int(p.stem.removeprefix("rank")): [json.loads(line) for line in p.read_text().splitlines()] for p in sorted((out / "train_items").glob("rank*.jsonl"))}
+
+
+@pytest.fixture(scope="module")
+def ddp_run(tmp_path_factory):
+    assert N_VAL % (WORLD * EVAL_BATCH) and N_TEST % (WORLD * EVAL_BATCH)  # padding happens
+    out = tmp_path_factory.mktemp("ddp")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") and k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "ROBUST_MRC_RUN_DIR")}
+    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WANDB_MODE="offline", HF_HUB_OFFLINE="1")
+    cmd = [sys.executable, "train.py", "trainer=ddp_cpu", *RUN, f"output_dir={out}", f"hydra.run.dir={out}"]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    return out, json.loads((out / "metrics.json").read_text())
+
+
+def test_two_ranks_ran_and_evaluation_counts_each_example_once(ddp_run):
+    out, metrics = ddp_run
+    assert sorted(read_items(out)) == [0, 1]  # two processes trained
+    assert (out / "train_ddp_process_1.log").is_file()  # Lightning started rank 1 through Hydra
+    for stage, n in (("val", N_VAL), ("test", N_TEST)):
+        assert metrics[f"{stage}/n"] == n and metrics[f"{stage}/charswap/n"] == n  # not the padded 28 / 20
+
+
+def test_ddp_metrics_equal_a_one_process_evaluation_of_the_same_checkpoint(ddp_run):
+    out, metrics = ddp_run
+    cfg = make_cfg(*RUN, f"output_dir={out}/single")
+    datamodule = build_datamodule(cfg, load_tokenizer(cfg.model))
+    datamodule.setup("fit")
+    module = MODULES["mc"].load_from_checkpoint(metrics["ckpt_path"], map_location="cpu", pretrained_weights=False)
+    module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
+    trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False, enable_model_summary=False)
+    single = {**trainer.validate(module, datamodule=datamodule, verbose=False)[0], **trainer.test(module, datamodule=datamodule, verbose=False)[0]}
+    keys = [k for k in metrics if k.startswith(("val/", "test/"))]
+    assert set(keys) == set(single)
+    assert {k: float(single[k]) for k in keys} == {k: metrics[k] for k in keys}
+    assert len(module.last_predictions["clean"]) == N_TEST
+
+
+def test_two_ranks_train_on_the_attacked_items_of_one_process(ddp_run, tmp_path):
+    out, _ = ddp_run
+    # eval sets play no part in what is trained: skip the attacked ones and the sanity check
+    train(make_cfg(*RUN, "trainer=cpu", "test_after_fit=false", "attack.eval=[]", "+trainer.num_sanity_val_steps=0", f"output_dir={tmp_path}"))
+    one = read_items(tmp_path)[0]
+    ddp = read_items(out)
+
+    def items(rows, epoch):
+        return {(r["id"], r["attack"], r["status"], r["digest"]) for r in rows if r["epoch"] == epoch}
+
+    datamodule = build_datamodule(make_cfg(*RUN), load_tokenizer(make_cfg(*RUN).model))
+    datamodule.setup("fit")
+    for epoch in (0, 1):
+        union = items(ddp[0], epoch) | items(ddp[1], epoch)
+        assert union == items(one, epoch)
+        planned = datamodule.train_dataset(epoch)  # what PolicyDataset plans and attacks
+        assert items(one, epoch) == {(ex.id, name, status, example_digest(ex)) for ex, name, status in (planned[i] for i in range(len(planned)))}
+        assert items(ddp[0], epoch) and items(ddp[1], epoch)  # both ranks had a share
+        assert any(attack == "charswap" and status == "attacked" for _, attack, status, _ in union)
+        # one process sees each planned item once: 40 clean + 25 % attacked copies
+        assert len([r for r in one if r["epoch"] == epoch]) == len(items(one, epoch)) == 50
+    assert items(one, 0) != items(one, 1)  # the sample is drawn afresh each epoch, also under DDP
+
+
+def test_each_rank_trains_on_whole_length_grouped_batches(ddp_run):
+    out, _ = ddp_run
+    cfg = make_cfg(*RUN, f"output_dir={out}/plan")
+    datamodule = build_datamodule(cfg, load_tokenizer(cfg.model))
+    datamodule.setup("fit")
+    recorded = read_items(out)
+    for epoch in (0, 1):
+        for rank in range(WORLD):
+            datamodule.distributed = lambda rank=rank: (WORLD, rank)
+            loader = datamodule.train_dataloader(epoch)
+            assert isinstance(loader.sampler, DistributedLengthGroupedSampler)
+            loader.sampler.set_epoch(epoch)  # as Lightning does
+            dataset = loader.dataset
+            names = ["clean", *dataset.policy.attack_names]
+            expected = [
+                sorted((dataset.examples[i].id, names[0 if a is None else a + 1]) for i, a in (dataset.items[j] for j in batch))
+                for batch in loader.batch_sampler
+            ]
+            batches = defaultdict(list)
+            for r in recorded[rank]:
+                if r["epoch"] == epoch:
+                    batches[r["batch"]].append((r["id"], r["attack"]))
+            assert [sorted(batches[b]) for b in sorted(batches)] == expected
+
+
+def test_sharded_length_grouped_sampler_covers_everything_in_equal_steps():
+    lengths = [(i * 37) % 101 for i in range(203)]
+    whole = LengthGroupedSampler(lengths, batch_size=8, seed=5)
+    global_batches = whole.batches()
+    for world in (2, 3, 4):
+        shards = [DistributedLengthGroupedSampler(lengths, 8, seed=5, num_replicas=world, rank=r) for r in range(world)]
+        streams = [list(s) for s in shards]
+        assert [len(s) for s in streams] == [len(s) for s in shards]
+        assert set().union(*map(set, streams)) == set(range(len(lengths)))
+        steps = {-(-len(s) // 8) for s in streams}
+        assert len(steps) == 1  # the same number of optimizer steps on every rank
+        for r, stream in enumerate(streams):
+            own = [stream[k : k + 8] for k in range(0, len(stream), 8)]
+            assert all(b in global_batches for b in own)  # whole batches of the global order
+            assert own[: len(global_batches[r::world])] == global_batches[r::world]
+    with pytest.raises(ValueError, match="rank=2"):
+        DistributedLengthGroupedSampler(lengths, 8, num_replicas=2, rank=2)
+
+
+# -- plumbing: strategy from config, SLURM plugin, run directory of DDP children, resume choice --
+
+
+def test_strategy_dict_builds_ddp_with_gloo_and_names_a_bad_strategy():
+    from pytorch_lightning.strategies import DDPStrategy
+
+    from robust_mrc.runtime import build_strategy
+
+    cfg = make_cfg("trainer=ddp_cpu")
+    strategy = build_strategy(dict(cfg.trainer.strategy))
+    assert isinstance(strategy, DDPStrategy) and strategy._process_group_backend == "gloo" and strategy._start_method == "popen"
+    assert build_strategy("ddp") == "ddp"
+    with pytest.raises(ValueError, match="trainer.strategy.name='dpp' is not a Lightning strategy"):
+        build_strategy({"name": "dpp"})
+
+
+def test_slurm_tasks_get_lightnings_auto_requeue_on_sigusr1(monkeypatch):
+    import signal
+
+    from lightning_fabric.plugins.environments import SLURMEnvironment
+
+    from robust_mrc.runtime import cluster_plugins
+
+    for key in [k for k in os.environ if k.startswith("SLURM_")]:
+        monkeypatch.delenv(key)
+    assert cluster_plugins() == []
+    monkeypatch.setenv("SLURM_NTASKS", "1")
+    monkeypatch.setenv("SLURM_JOB_NAME", "robust-mrc")
+    (env,) = cluster_plugins()
+    assert isinstance(env, SLURMEnvironment) and env.auto_requeue and env.requeue_signal == signal.SIGUSR1
+    monkeypatch.setenv("SLURM_JOB_NAME", "bash")  # an interactive allocation: no SLURM environment
+    assert cluster_plugins() == []
+
+
+def test_ddp_children_inherit_rank_zeros_run_dir(monkeypatch, tmp_path):
+    from lightning_fabric.utilities.rank_zero import rank_zero_only
+
+    from robust_mrc import runtime
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(runtime.RUN_DIR_ENV, "")  # unset at teardown (run_dir sets it)
+    cfg = make_cfg("model=tiny")
+    first = runtime.run_dir(cfg)
+    assert os.environ[runtime.RUN_DIR_ENV] == str(first)
+    monkeypatch.setattr(rank_zero_only, "rank", 1)  # a process Lightning started for rank 1
+    assert runtime.run_dir(cfg) == first
+    monkeypatch.setattr(rank_zero_only, "rank", 0)  # a new run of rank 0: a new directory
+    assert runtime.run_dir(cfg) != first
+
+
+def test_ckpt_path_last_takes_the_newest_of_last_and_hpc_checkpoints(tmp_path):
+    import time
+
+    from robust_mrc.training import resolve_resume
+
+    ckpts = tmp_path / "checkpoints"
+    ckpts.mkdir()
+    assert resolve_resume("last", ckpts, tmp_path) is None  # nothing yet: a fresh start
+    (ckpts / "last.ckpt").write_bytes(b"x")
+    assert resolve_resume("last", ckpts, tmp_path) == str(ckpts / "last.ckpt")
+    time.sleep(0.01)
+    (tmp_path / "hpc_ckpt_1.ckpt").write_bytes(b"x")  # saved on SIGUSR1, after the last epoch
+    assert resolve_resume("last", ckpts, tmp_path) == str(tmp_path / "hpc_ckpt_1.ckpt")
+    time.sleep(0.01)
+    (ckpts / "last.ckpt").write_bytes(b"y")  # an epoch finished after the requeue
+    assert resolve_resume("last", ckpts, tmp_path) == str(ckpts / "last.ckpt")
+    with pytest.raises(FileNotFoundError, match="ckpt_path=nope.ckpt"):
+        resolve_resume("nope.ckpt", ckpts)
