@@ -168,6 +168,10 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     first = names[0] if len(names) == 1 else "ensemble"
     atomic_write_json(out / "predictions.json", predictions[first][CLEAN])
     files = write_report(report, out)
+    if cfg.get("wandb"):
+        from robust_mrc.tracking import log_evaluation
+
+        log_evaluation(cfg, report, report_rows(report), [files["png"], *sorted(out.glob("reliability_*.png")), out / "magnet_scores.png"], out)
 
     metrics: dict[str, Any] = {}
     for set_name, m in report["models"][first]["sets"].items():

@@ -192,3 +192,32 @@ class RobustnessTables(pl.Callback):
             for name, metric, clean, attacked, drop in rows:
                 if name != "clean":
                     run.summary[f"test/{name}/drop"] = drop
+
+
+def log_evaluation(cfg: DictConfig, report: Mapping[str, Any], rows: list[dict], images: list[Path], out: Path) -> None:
+    """``evaluate.py wandb=true``: one W&B run (offline unless ``WANDB_MODE=online``) holding the
+    resolved config, the report as the table ``eval/report`` (one row per model and set), the
+    attack average per model in the summary, and the evaluation plots as images; finished at once."""
+    import wandb
+
+    os.environ.setdefault("WANDB_MODE", "offline")
+    run = wandb.init(
+        project=str(cfg.get("wandb_project") or "robust-mrc"),
+        dir=str(out),
+        job_type="evaluate",
+        group=str(report.get("suite")),
+        tags=[f"suite:{report.get('suite')}", f"task:{report.get('task')}", f"data:{report.get('data')}"],
+        config=OmegaConf.to_container(cfg, resolve=True),
+        reinit="finish_previous",
+    )
+    try:
+        columns = list(rows[0]) if rows else []
+        run.log({"eval/report": wandb.Table(columns=columns, data=[[r[c] for c in columns] for r in rows])})
+        for path in images:
+            if path.is_file():
+                run.log({f"eval/plots/{path.stem}": wandb.Image(str(path))})
+        for model, entry in report["models"].items():
+            if "attack_avg" in entry:
+                run.summary[f"eval/{model}/attack_avg"] = entry["attack_avg"]
+    finally:
+        run.finish()

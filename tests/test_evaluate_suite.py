@@ -214,3 +214,15 @@ def test_suite_errors_are_clear(mc_ckpts, tmp_path):
         run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "+suite.extra.x=/nonexistent.jsonl", "cache_dir=null")
     with pytest.raises(ValueError, match="unknown"):
         run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "diagnostics=[astrology]", "cache_dir=null")
+
+
+def test_report_table_and_plots_go_to_wandb_offline(mc_ckpts, tmp_path, monkeypatch):
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    _, out = run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", "cache_dir=null", "wandb=true", "diagnostics=[confidence]")
+    (run,) = list((out / "wandb").glob("offline-run-*"))
+    images = sorted(p.name for p in (run / "files" / "media" / "images").rglob("*.png"))
+    assert any(n.startswith("eval/plots/robustness") or "robustness" in n for n in images)
+    assert any("reliability" in n for n in images)
+    (table,) = list((run / "files" / "media" / "table").rglob("*.table.json"))
+    data = json.loads(table.read_text())
+    assert data["columns"][:3] == ["model", "set", "n"] and len(data["data"]) == 8  # 7 sets + attack avg
