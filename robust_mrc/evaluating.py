@@ -198,6 +198,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
 def _magnet_screening(cfg, task, clean, pool_examples, predictors, names, predictions, sets, cache, out) -> dict:
     """Seed 002 screening with the first checkpoint; optionally a ``magnet_top`` set drawn from
     the top-ranked options, predicted by every checkpoint."""
+    from robust_mrc.attacks.pools import OptionPool
     from robust_mrc.evaluation.magnet_screen import pool_of, screen
     from robust_mrc.evaluation.suites import SetSpec
 
@@ -206,8 +207,8 @@ def _magnet_screening(cfg, task, clean, pool_examples, predictors, names, predic
         raise ValueError("magnet_screen.enabled=true needs a multiple-choice checkpoint (task=mc)")
     questions = list(clean[: int(ms.questions)])
     pool = pool_of(ms.get("pool"), pool_examples)
-    if ms.get("max_pool"):
-        pool.entries = pool.entries[: int(ms.max_pool)]
+    if ms.get("max_pool"):  # a new pool: file pools are shared through resolve_pool's cache
+        pool = OptionPool(pool.entries[: int(ms.max_pool)])
     if not pool.entries:
         raise ValueError("magnet_screen: the option pool is empty")
     info = screen(predictors[0], questions, predictions[names[0]][CLEAN], pool, out, int(ms.top))

@@ -17,15 +17,9 @@ from lightning_fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 from pytorch_lightning.strategies import StrategyRegistry
 
-from robust_mrc.data.writers import atomic_write_bytes
+from robust_mrc.data.writers import atomic_write_text
 
 log = logging.getLogger(__name__)
-
-
-def atomic_write_text(path: str | Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file and a rename: never half a file."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-    return Path(path)
 
 
 def atomic_write_json(path: str | Path, obj: Any) -> Path:

@@ -28,6 +28,7 @@ import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc.data.examples import LETTERS, MCExample
+from robust_mrc.diagnostics.report import record_correct
 
 log = logging.getLogger(__name__)
 
@@ -110,17 +111,6 @@ def robustness_rows(metrics: Mapping[str, Any], set_names: list[str], metric: st
     return rows
 
 
-def _correct(record: Mapping[str, Any]) -> bool | None:
-    if "label" in record:
-        return record["pred"] == record["label"]
-    if "golds" in record:
-        from robust_mrc.metrics.squad import normalize_answer
-
-        golds = record["golds"] or [""]
-        return any(normalize_answer(record["pred"]) == normalize_answer(g) for g in golds)
-    return None
-
-
 def _answer(example, record: Mapping[str, Any] | None) -> str:
     """The prediction of ``record`` as text (an option ``B. ...`` for multiple choice)."""
     if record is None:
@@ -143,7 +133,7 @@ def sample_rows(eval_sets: Mapping[str, list], predictions: Mapping[str, Mapping
         preds = predictions.get(name, {})
 
         def rank(ex):
-            ok, clean_ok = _correct(preds.get(ex.id, {"pred": None})), _correct(clean_preds.get(ex.id, {"pred": None}))
+            ok, clean_ok = record_correct(preds.get(ex.id, {"pred": None})), record_correct(clean_preds.get(ex.id, {"pred": None}))
             return 0 if clean_ok and ok is False else 1 if ok is False else 2
 
         chosen = sorted((ex for ex in examples if ex.id in preds), key=rank)[:per_set]
@@ -158,7 +148,7 @@ def sample_rows(eval_sets: Mapping[str, list], predictions: Mapping[str, Mapping
             clean_ex = clean_examples.get(ex.id, ex)
             rows.append([
                 name, ex.id, ex.question, passage[:text_chars], options, edits,
-                _answer(ex, record), _answer(clean_ex, clean_preds.get(ex.id)), gold, bool(_correct(record)),
+                _answer(ex, record), _answer(clean_ex, clean_preds.get(ex.id)), gold, bool(record_correct(record)),
             ])
     return rows
 

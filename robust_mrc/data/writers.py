@@ -63,6 +63,12 @@ def write_examples(examples: Iterable[MCExample | SpanExample], path: str | Path
     atomic_write_bytes(path, data)
 
 
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """UTF-8 ``text`` through :func:`atomic_write_bytes`: never half a file."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+    return Path(path)
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, then :func:`os.replace` it into place."""
     path = Path(path)

@@ -1,4 +1,4 @@
-"""File helpers shared by the diagnostics: atomic text writes and headless PNG figures."""
+"""Headless PNG figures shared by the diagnostics and the reports."""
 
 from __future__ import annotations
 
@@ -9,12 +9,6 @@ from typing import Any
 from robust_mrc.data.writers import atomic_write_bytes
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def atomic_write_text(path: str | Path, text: str) -> Path:
-    """UTF-8 ``text`` written to a temporary file beside ``path``, then renamed into place."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-    return Path(path)
 
 
 def new_figure(width: float = 5.0, height: float = 3.6) -> tuple[Any, Any]:

@@ -49,7 +49,8 @@ from pathlib import Path
 
 import numpy as np
 
-from robust_mrc.diagnostics._io import atomic_write_text, new_figure, save_png
+from robust_mrc.data.writers import atomic_write_text
+from robust_mrc.diagnostics._io import new_figure, save_png
 
 __all__ = [
     "interference_scores",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
-__all__ = ["flip_rate", "relative_drop"]
+__all__ = ["flip_rate", "record_correct", "relative_drop"]
 
 
 def relative_drop(clean: float, attacked: float) -> float:
@@ -26,3 +26,17 @@ def flip_rate(
     from robust_mrc.diagnostics.dpr import different_prediction_ratio
 
     return different_prediction_ratio(clean_preds, attacked_preds, None, normalize)["dpr"]
+
+
+def record_correct(record: Mapping[str, Any]) -> bool | None:
+    """Whether a module's prediction record is right: multiple choice ``pred == label``; span QA the
+    SQuAD-normalized answer equals a normalized gold answer (an empty answer for no gold).
+    ``None`` for a record with neither ``label`` nor ``golds``."""
+    if "label" in record:
+        return int(record["pred"]) == int(record["label"])
+    if "golds" in record:
+        from robust_mrc.metrics.squad import normalize_answer
+
+        pred = normalize_answer(str(record["pred"]))
+        return any(pred == normalize_answer(str(g)) for g in record["golds"] or [""])
+    return None

@@ -124,10 +124,7 @@ class DiskCache:
         if path is None:
             return
         text = "".join(json.dumps(example_to_dict(ex), ensure_ascii=False) + "\n" for ex in examples)
-        buf = io.BytesIO()
-        with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz:
-            gz.write(text.encode("utf-8"))
-        atomic_write_bytes(path, buf.getvalue())
+        atomic_write_bytes(path, gzip.compress(text.encode("utf-8"), mtime=0))
 
     # JSON (prediction records)
     def load_json(self, kind: str, key: str) -> Any | None:

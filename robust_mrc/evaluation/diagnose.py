@@ -23,22 +23,13 @@ from typing import Any, Mapping, Sequence
 from robust_mrc.diagnostics import confidence as conf_mod
 from robust_mrc.diagnostics import error_analysis as err_mod
 from robust_mrc.diagnostics.dpr import different_prediction_ratio
+from robust_mrc.diagnostics.report import record_correct
 from robust_mrc.evaluation.suites import CLEAN
 
 log = logging.getLogger(__name__)
 
 KNOWN = ("confidence", "error_analysis", "pq_remove", "dpr")
 LENGTH_EDGES = {"answer": (1, 2, 3, 5, 10), "context": (50, 100, 200, 400, 800)}
-
-
-def _correct(record: Mapping[str, Any], task: str) -> bool:
-    if task == "mc":
-        return int(record["pred"]) == int(record["label"])
-    from robust_mrc.metrics.squad import normalize_answer
-
-    pred = normalize_answer(str(record["pred"]))
-    golds = record.get("golds") or [""]
-    return any(pred == normalize_answer(str(g)) for g in golds)
 
 
 def _confidence(record: Mapping[str, Any], task: str) -> float:
@@ -54,7 +45,7 @@ def _safe(name: str) -> str:
 def confidence_report(records: Mapping[str, dict], task: str, threshold: float, plot_path: Path | None) -> dict:
     ids = list(records)
     conf = [_confidence(records[i], task) for i in ids]
-    correct = [_correct(records[i], task) for i in ids]
+    correct = [bool(record_correct(records[i])) for i in ids]
     bins = conf_mod.reliability_bins(conf, correct)
     out = {
         "n": len(ids),
@@ -74,7 +65,7 @@ def confidence_report(records: Mapping[str, dict], task: str, threshold: float, 
 def error_report(examples: Sequence, records: Mapping[str, dict], task: str, folds: int, seed: int) -> dict:
     by_id = {ex.id: ex for ex in examples}
     ids = [i for i in records if i in by_id]
-    correct = [_correct(records[i], task) for i in ids]
+    correct = [bool(record_correct(records[i])) for i in ids]
     exs = [by_id[i] for i in ids]
 
     def answer_words(ex) -> int:

@@ -23,7 +23,8 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from robust_mrc.data.writers import atomic_write_bytes
+from robust_mrc.data.writers import atomic_write_text
+from robust_mrc.diagnostics._io import new_figure, save_png
 from robust_mrc.diagnostics.report import flip_rate, relative_drop
 from robust_mrc.reports.tables import format_table
 
@@ -96,15 +97,10 @@ def markdown(report: Mapping[str, Any]) -> str:
 
 def plot_report(report: Mapping[str, Any], path: str | Path) -> Path:
     """Grouped bars: the primary metric per set (x) and model (bars)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     primary = report["primary"]
     models = list(report["models"])
     sets = list(next(iter(report["models"].values()))["sets"]) if models else []
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(sets) * max(1, len(models)) ** 0.5 + 2), 3.6))
+    fig, ax = new_figure(max(4.0, 1.1 * len(sets) * max(1, len(models)) ** 0.5 + 2), 3.6)
     width = 0.8 / max(1, len(models))
     for j, model in enumerate(models):
         values = [report["models"][model]["sets"].get(s, {}).get(primary, 0.0) for s in sets]
@@ -116,20 +112,15 @@ def plot_report(report: Mapping[str, Any], path: str | Path) -> Path:
     ax.set_title(f"suite {report.get('suite')}: {primary} per set")
     if len(models) > 1:
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
-    return Path(path)
+    return save_png(fig, path)
 
 
 def write_report(report: Mapping[str, Any], out: str | Path) -> dict[str, Path]:
     """report.json, report.csv, report.md and robustness.png in ``out``; returns their paths."""
     out = Path(out)
     paths = {"json": out / "report.json", "csv": out / "report.csv", "md": out / "report.md", "png": out / "robustness.png"}
-    atomic_write_bytes(paths["json"], (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    atomic_write_bytes(paths["csv"], _csv(report_rows(report)).encode("utf-8"))
-    atomic_write_bytes(paths["md"], markdown(report).encode("utf-8"))
+    atomic_write_text(paths["json"], json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(paths["csv"], _csv(report_rows(report)))
+    atomic_write_text(paths["md"], markdown(report))
     plot_report(report, paths["png"])
     return paths
