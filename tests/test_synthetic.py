@@ -64,8 +64,18 @@ def parse_question(question: str) -> tuple[str, str]:
 
 
 def read_answer(passage: str, question: str, candidates) -> str | None:
-    """The reading heuristic: find the question's entity in the passage and take the first
-    candidate value that follows it in the same sentence."""
+    """The reading heuristic: the value of the fact sentence of the question's relation about the
+    question's entity ("Where does Tom live?" -> "Tom lives in Oslo.")."""
+    attr, entity = parse_question(question)
+    for at, e, v in fact_table(passage):
+        if at == attr and e == entity and v in set(candidates):
+            return v
+    return None
+
+
+def first_after_entity(passage: str, question: str, candidates) -> str | None:
+    """A shallow heuristic: the first candidate that follows the question's entity in a sentence
+    (ignores the relation, so a decoy about the same person fools it)."""
     _, entity = parse_question(question)
     candidates = set(candidates)
     for m in re.finditer(rf"\b{re.escape(entity)}\b", passage):
@@ -74,6 +84,12 @@ def read_answer(passage: str, question: str, candidates) -> str | None:
             if word in candidates:
                 return word
     return None
+
+
+def decoy_sentences(passage: str, attr: str) -> list[str]:
+    """The sentences of ``passage`` made from one of ``attr``'s decoy templates."""
+    patterns = [_template_regex(t) for t in synthetic.ATTRIBUTES[attr].decoys]
+    return [s.strip() for s in re.findall(r"[^.]+\.", passage) if any(p.match(s.strip()) for p in patterns)]
 
 
 def fact_table(passage: str) -> list[tuple[str, str, str]]:
@@ -184,10 +200,36 @@ def test_num_facts_sets_the_number_of_competing_facts(num_facts):
         attr, _ = parse_question(ex.question)
         same = [f for f in fact_table(ex.context) if f[0] == attr]
         assert len(same) == max(num_facts, 2)
-    for ex in make_synthetic_mc(100, seed=1, num_facts=num_facts, num_options=(2, 5)):
+    for ex in make_synthetic_mc(100, seed=1, num_facts=num_facts, num_decoys=0, num_options=(2, 5)):
         attr, _ = parse_question(ex.question)
         same = [f for f in fact_table(ex.passage) if f[0] == attr]
         assert len(same) == max(num_facts, len(ex.options))
+        assert decoy_sentences(ex.passage, attr) == []
+
+
+@pytest.mark.parametrize("num_facts,num_decoys", [(1, 3), (2, 2), (1, 1), (3, 0), (5, 3)])
+def test_decoys_name_same_type_values_in_other_relations(num_facts, num_decoys):
+    for ex in make_synthetic_mc(200, seed=8, num_facts=num_facts, num_decoys=num_decoys, num_options=(2, 5)):
+        attr, entity = parse_question(ex.question)
+        same = [(e, v) for at, e, v in fact_table(ex.passage) if at == attr]
+        decoys = decoy_sentences(ex.passage, attr)
+        assert len(decoys) == num_decoys
+        assert len(same) == max(num_facts, len(ex.options) - num_decoys, 1)
+        decoy_values = [o for o in synthetic.ATTRIBUTES[attr].pool if any(_words(d, o) for d in decoys)]
+        assert len(decoy_values) == num_decoys
+        # every wrong option is a rival fact's value or a decoy's value; the answer is the fact's
+        assert (entity, ex.answer) in same
+        for option in ex.options:
+            if option != ex.answer:
+                assert option in decoy_values or any(v == option and e != entity for e, v in same)
+
+
+def test_decoys_fool_a_reader_that_ignores_the_relation():
+    examples = make_synthetic_mc(1000, seed=5, num_facts=1, num_decoys=3)
+    fooled = sum(first_after_entity(ex.passage, ex.question, ex.options) not in (None, ex.answer) for ex in examples)
+    # half the decoys talk about one of the passage's people, often the question's entity
+    assert fooled / len(examples) > 0.1
+    assert all(read_answer(ex.passage, ex.question, ex.options) == ex.answer for ex in examples)
 
 
 def test_vocabulary_is_modest():
@@ -259,7 +301,8 @@ def test_splits_pass_generator_arguments():
 @pytest.mark.parametrize(
     "kwargs",
     [{"num_options": 1}, {"num_options": 6}, {"num_options": (4, 2)}, {"num_options": (2, 3, 4)},
-     {"num_facts": 0}, {"num_facts": synthetic.MAX_FACTS + 1}],
+     {"num_facts": 0}, {"num_facts": synthetic.MAX_FACTS + 1}, {"num_decoys": -1},
+     {"num_decoys": synthetic.MAX_DECOYS + 1}, {"num_facts": synthetic.MAX_FACTS, "num_decoys": 1}],
 )
 def test_bad_arguments(kwargs):
     with pytest.raises(ValueError):

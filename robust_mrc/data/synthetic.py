@@ -7,15 +7,23 @@ from the word lists and sentence templates below::
     holds seven apples. Tom and Maria met at the museum on Friday. Anna lives in Cairo. ...
 
 and the question asks about one fact ("Where does Tom live?", or the cloze "Tom lives in _ .").
-The competing facts are of the same kind ("Maria lives in Lisbon", "Anna lives in Cairo"), so
-the values of the question's type all appear in the passage: an answer can only be found by
-reading which value belongs to the question's entity. The entity always appears verbatim right
-before its value ("Tom lives in Oslo"), so the task is a simple lookup with a small vocabulary
+Values of the question's type appear elsewhere in the passage too, in two kinds of sentences:
+
+* **rival facts** of the same relation about other entities ("Maria lives in Lisbon"): telling
+  them apart means binding entity and value (the span set uses four such facts);
+* **decoys** that name a value of the same type in another relation, often about the same people
+  ("Tom flew to Paris for a wedding", "The train from Cairo was late"): telling them apart means
+  reading the relation. The multiple-choice default is three decoys and no rival: a reading task
+  that MiniLM learns on a CPU in about thirty steps (rivals are learned much later, see
+  :func:`make_synthetic_mc`).
+
+So every candidate answer occurs in the passage, and an answer can only be found by reading
+which value the passage gives for the question's entity and relation. The vocabulary is small
 (a few hundred words); half of the multiple-choice questions are clozes whose filled-in blank
 repeats the fact sentence.
 
-* :func:`make_synthetic_mc` -- :class:`MCExample`; the wrong options are the values of the other
-  entities in the same passage.
+* :func:`make_synthetic_mc` -- :class:`MCExample`; the wrong options are the rivals' and decoys'
+  values in the same passage.
 * :func:`make_synthetic_span` -- :class:`SpanExample`; the answer is the value's span.
 * :func:`synthetic_splits` -- disjoint train/validation/test lists.
 
@@ -101,6 +109,8 @@ class _Attribute:
     fact: str
     questions: tuple[str, ...]
     cloze: str
+    # decoys: a value of the same pool in another relation ("Tom flew to Oslo"), never the fact's
+    decoys: tuple[str, ...] = ()
 
 
 _ATTRIBUTE_LIST = (
@@ -109,36 +119,42 @@ _ATTRIBUTE_LIST = (
         "{e} lives in {v}.",
         ("Where does {e} live?", "In which city does {e} live?", "Which city is {e}'s home?"),
         "{e} lives in _ .",
+        ("{e} flew to {v} for a wedding.", "{e} has never been to {v}.", "The train from {v} was late."),
     ),
     _Attribute(
         "job", "person", JOBS, "job",
         "{e} works as a {v}.",
         ("What is {e}'s job?", "What does {e} work as?", "What is the job of {e}?"),
         "{e} works as a _ .",
+        ("{e}'s uncle is a {v}.", "{e} never wanted to be a {v}.", "The {v} of the town was on holiday."),
     ),
     _Attribute(
         "pet", "person", ANIMALS, "animal",
         "{e} has a pet {v}.",
         ("What pet does {e} have?", "Which animal is {e}'s pet?", "What kind of pet does {e} have?"),
         "{e} has a pet _ .",
+        ("{e} is afraid of the neighbour's {v}.", "{e} saw a {v} in the park.", "The shop sold a {v} on Monday."),
     ),
     _Attribute(
         "car", "person", COLOURS, "colour",
         "{e} drives a {v} car.",
         ("What colour is {e}'s car?", "What colour car does {e} drive?", "Which colour is the car of {e}?"),
         "{e} drives a _ car .",
+        ("{e} painted the fence {v}.", "{e} wore a {v} hat.", "The old bus was {v}."),
     ),
     _Attribute(
         "age", "person", AGES, "age",
         "{e} is {v} years old.",
         ("How old is {e}?", "What is the age of {e}?", "How many years old is {e}?"),
         "{e} is _ years old .",
+        ("{e} has lived here for {v} years.", "{e} read {v} pages last night.", "The bridge was built {v} years ago."),
     ),
     _Attribute(
         "count", "container", COUNTS, "count",
         "The {e} holds {v} {x}.",
         ("How many {x} does the {e} hold?", "How many {x} are in the {e}?", "What number of {x} does the {e} hold?"),
         "The {e} holds _ {x} .",
+        ("{e} sold {v} {x} at the market.", "There were {v} {x} on the table.", "{e} ate {v} {x} yesterday."),
     ),
 )
 ATTRIBUTES: dict[str, _Attribute] = {a.name: a for a in _ATTRIBUTE_LIST}
@@ -165,7 +181,8 @@ _FILLER_SLOTS = {
     t: tuple(field for _, field, _, _ in string.Formatter().parse(t) if field) for t in _FILLERS
 }
 
-MAX_FACTS = 8  # same-type facts per passage; bounded by the smallest value pool
+MAX_FACTS = 8  # same-type facts (and decoys) per passage; bounded by the smallest value pool
+MAX_DECOYS = 3  # decoy templates per attribute
 _MIN_WORDS, _MAX_WORDS_GOAL = 40, 55  # short passages: fast steps, little dilution
 _CLOZE_RATE = 1 / 2
 
@@ -241,6 +258,16 @@ class _Passage:
         self.attrs_of.setdefault(entity, []).append(attr.name)
         return fact
 
+    def decoy(self, attr: _Attribute, template: str) -> tuple[str, str]:
+        """A sentence naming a fresh value of ``attr``'s pool in another relation, and the value.
+        Its person is one of the passage's people half of the time (then the question's entity
+        may say something else of that value type), else a new one."""
+        value = self._draw(attr.pool_group, attr.pool)
+        entity = ""
+        if "{e}" in template:
+            entity = self.rng.choice(self.people) if self.people and self.rng.random() < 0.5 else self.new_person()
+        return template.format(e=entity, v=value, x=self.rng.choice(FRUITS)), value
+
     def filler(self, template: str) -> str | None:
         rng = self.rng
         slots = _FILLER_SLOTS[template]
@@ -264,11 +291,11 @@ class _Item:
     question: str
     answer: str
     answer_start: int
-    distractors: tuple[str, ...]  # the other same-type values, in passage order
+    distractors: tuple[str, ...]  # the other same-type values: rival facts', then decoys'
     attr: str
 
 
-def _generate(rng: random.Random, *, n_same: int, cloze: bool) -> _Item:
+def _generate(rng: random.Random, *, n_same: int, cloze: bool, n_decoys: int = 0) -> _Item:
     attr = ATTRIBUTES[rng.choice(_ATTRIBUTE_NAMES)]
     p = _Passage(rng)
     same = [p.add(attr) for _ in range(n_same)]
@@ -276,8 +303,9 @@ def _generate(rng: random.Random, *, n_same: int, cloze: bool) -> _Item:
     for _ in range(rng.randint(1, 2)):
         p.add(ATTRIBUTES[rng.choice(others)], reuse=rng.random() < 0.5)
     target = rng.choice(same)
+    decoys = [p.decoy(attr, t) for t in rng.sample(attr.decoys, n_decoys)] if n_decoys else []
 
-    sentences: list[str] = [f.sentence for f in p.facts]
+    sentences: list[str] = [f.sentence for f in p.facts] + [text for text, _ in decoys]
     words = sum(len(s.split()) for s in sentences)
     goal = rng.randint(_MIN_WORDS, _MAX_WORDS_GOAL)
     fillers = list(_FILLERS)
@@ -304,13 +332,17 @@ def _generate(rng: random.Random, *, n_same: int, cloze: bool) -> _Item:
 
     template = attr.cloze if cloze else rng.choice(attr.questions)
     question = _fill(template, target.entity, "", target.extra)
-    distractors = tuple(f.value for f in same if f is not target)
+    distractors = tuple(f.value for f in same if f is not target) + tuple(v for _, v in decoys)
     return _Item(passage, question, target.value, start, distractors, attr.name)
 
 
-def _check_facts(num_facts: int) -> None:
+def _check_facts(num_facts: int, num_decoys: int = 0) -> None:
     if not isinstance(num_facts, int) or not 1 <= num_facts <= MAX_FACTS:
         raise ValueError(f"num_facts must be an int in 1..{MAX_FACTS}, got {num_facts!r}")
+    if not isinstance(num_decoys, int) or not 0 <= num_decoys <= MAX_DECOYS:
+        raise ValueError(f"num_decoys must be an int in 0..{MAX_DECOYS}, got {num_decoys!r}")
+    if num_facts + num_decoys > MAX_FACTS:
+        raise ValueError(f"num_facts + num_decoys must be at most {MAX_FACTS}, got {num_facts} + {num_decoys}")
 
 
 def _option_range(num_options: int | tuple[int, int]) -> tuple[int, int]:
@@ -329,24 +361,36 @@ def _option_range(num_options: int | tuple[int, int]) -> tuple[int, int]:
 
 
 def make_synthetic_mc(
-    n: int, seed: int = 0, *, num_options: int | tuple[int, int] = 4, num_facts: int = 4
+    n: int,
+    seed: int = 0,
+    *,
+    num_options: int | tuple[int, int] = 4,
+    num_facts: int = 1,
+    num_decoys: int = 3,
 ) -> list[MCExample]:
     """``n`` multiple-choice examples, ids ``synmc-<seed>-<i>``.
 
     ``num_options`` is a fixed count or an inclusive ``(low, high)`` range drawn per example.
-    ``num_facts`` is the number of same-type facts (candidate answers) in each passage, raised to
-    the option count where that is larger; a passage also holds one or two facts of other types.
-    The wrong options are the values of the other same-type facts, the label is uniform.
+    ``num_facts`` is the number of same-type facts in each passage (the answer's and its rivals',
+    "Maria lives in Lisbon"), ``num_decoys`` the number of decoy sentences naming a value of the
+    same type in another relation ("Tom flew to Oslo"); facts are added where the two together
+    are fewer than the options. A passage also holds one or two facts of other types. The wrong
+    options are drawn from the rival and decoy values, so every option appears in the passage; the
+    label is uniform. The defaults (no rival, three decoys: find the question's relation) are
+    learned by MiniLM in ~30 CPU steps; rivals (``num_facts=2``: bind entity and value) take
+    100+ steps and do not always leave chance in a short run; ``num_facts=4, num_decoys=0``
+    (binding only) did not within 400 steps.
     """
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     lo, hi = _option_range(num_options)
-    _check_facts(num_facts)
+    _check_facts(num_facts, num_decoys)
     rng = random.Random(seed)
     out: list[MCExample] = []
     for i in range(n):
         k = rng.randint(lo, hi)
-        item = _generate(rng, n_same=max(num_facts, k, 2), cloze=rng.random() < _CLOZE_RATE)
+        n_same = max(num_facts, k - num_decoys, 1)
+        item = _generate(rng, n_same=n_same, cloze=rng.random() < _CLOZE_RATE, n_decoys=num_decoys)
         wrong = rng.sample(item.distractors, k - 1)
         label = rng.randrange(k)
         options = wrong[:label] + [item.answer] + wrong[label:]
@@ -381,7 +425,7 @@ _TASKS = {
     "multiple_choice": make_synthetic_mc,
     "span": make_synthetic_span,
 }
-_GENERATOR_ARGS = {make_synthetic_mc: ("num_options", "num_facts"), make_synthetic_span: ("num_facts",)}
+_GENERATOR_ARGS = {make_synthetic_mc: ("num_options", "num_facts", "num_decoys"), make_synthetic_span: ("num_facts",)}
 
 
 def synthetic_splits(
@@ -389,8 +433,8 @@ def synthetic_splits(
 ) -> dict[str, list]:
     """Disjoint ``{"train", "validation", "test"}`` lists for ``task`` ("mc" or "span").
 
-    ``generator`` holds keyword arguments of the maker (``num_options``, ``num_facts`` for
-    "mc"; ``num_facts`` for "span"). Split ``k`` (1, 2, 3) is generated with seed
+    ``generator`` holds keyword arguments of the maker (``num_options``, ``num_facts``,
+    ``num_decoys`` for "mc"; ``num_facts`` for "span"). Split ``k`` (1, 2, 3) is generated with seed
     ``seed * 1000 + k``, so ids differ across splits; an example whose (passage, question)
     already occurs in an earlier split is skipped and replaced by the next one of its stream.
     """

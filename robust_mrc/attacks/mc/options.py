@@ -4,7 +4,8 @@
   options (``pool=``: a text file one option a line, a JSONL of ``{"option": ...}``, a data file,
   a list of examples or strings). The paper's pool holds options of questions from *other*
   passages, screened by their interference score with a model (see metrics); without screening
-  any pool option is drawn at random. Never an option identical to an option of this question.
+  any pool option is drawn at random. Never an option identical to an option of this question,
+  and one that occurs in the passage only when the pool has no other.
 * ``extra_option``: add one irrelevant option from the pool (augmented-option training: 4 options
   become 5). ``position=end`` (default) appends it, so the label index is unchanged;
   ``position=random`` inserts it anywhere and moves the label index so that it still points at the
@@ -16,28 +17,45 @@ distinct from every new option.
 
 from __future__ import annotations
 
+import re
+
 from robust_mrc.attacks.base import Attack, AttackUnavailable, register
 from robust_mrc.attacks.pools import OptionPool, passage_key, resolve_pool
 from robust_mrc.attacks.text import normalize
 from robust_mrc.data.examples import MAX_OPTIONS
 
 
+def _in_passage(option: str, passage: str) -> bool:
+    """Whether ``option`` occurs in ``passage`` as whole words (case-insensitive)."""
+    return re.search(rf"(?<!\w){re.escape(option.strip().lower())}(?!\w)", passage) is not None
+
+
 def _draw(ex, pool: OptionPool, rng, tries: int = 50) -> str | None:
+    """A pool option from another passage, never one of this question's options; one that does
+    not occur in this passage (irrelevant to it) when the pool has any."""
     own = {normalize(o) for o in ex.options}
     key = passage_key(ex.passage)
+    text = ex.passage.lower()
     n = len(pool.entries)
     if n == 0:
         return None
+
+    def usable(e, strict: bool) -> bool:
+        if e.passage == key or e.source_id == ex.id or normalize(e.option) in own:
+            return False
+        return not (strict and _in_passage(e.option, text))
+
     for _ in range(tries):
         e = pool.entries[rng.randrange(n)]
-        if e.passage != key and e.source_id != ex.id and normalize(e.option) not in own:
+        if usable(e, strict=True):
             return e.option
-    # a scan in a random rotation: deterministic given rng, finds one if any exists
+    # scans in a random rotation: deterministic given rng, find one if any exists
     start = rng.randrange(n)
-    for j in range(n):
-        e = pool.entries[(start + j) % n]
-        if e.passage != key and e.source_id != ex.id and normalize(e.option) not in own:
-            return e.option
+    for strict in (True, False):
+        for j in range(n):
+            e = pool.entries[(start + j) % n]
+            if usable(e, strict):
+                return e.option
     return None
 
 
