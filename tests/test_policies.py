@@ -296,3 +296,25 @@ def test_noise_amounts_experiment_sweeps_the_four_amounts(tmp_path):
         amounts.append(cfg.attack.amount)
         assert "val/char_noise/f1" in (job / "metrics.json").read_text()
     assert amounts == ["none", "half", "full", "both"]
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_attack_resources_load_before_workers_fork_only_with_workers(workers):
+    # with workers, setup() runs each attack once in the main process, so that the workers forked
+    # every epoch inherit WordNet instead of loading it again; without workers nothing runs early
+    code = (
+        "from omegaconf import OmegaConf;"
+        "from robust_mrc.attacks import resources;"
+        "from robust_mrc.datamodules.qa import QADataModule;"
+        "from robust_mrc.data.synthetic import synthetic_splits;"
+        "from robust_mrc.models.backbone import load_tokenizer;"
+        "from tests.helpers import make_cfg;"
+        "cfg = make_cfg('model=tiny', 'attack=addsent', 'attack.eval=[]');"
+        f"s = synthetic_splits('mc', {N}, 0, 0, 0);"
+        f"dm = QADataModule(cfg.task, cfg.data, load_tokenizer(cfg.model), num_workers={workers}, splits=s,"
+        " attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True));"
+        "dm.setup('fit');"
+        "print(resources._wordnet_cached.cache_info().currsize)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.split()[-1] == str(workers)

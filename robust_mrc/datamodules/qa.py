@@ -26,6 +26,7 @@ from robust_mrc.datamodules.policies import (
     AttackPolicy,
     PolicyDataset,
     TaggedCollator,
+    attack_once,
     build_attacks,
     eval_attack_specs,
     policy_from_config,
@@ -102,9 +103,11 @@ class QADataModule(pl.LightningDataModule):
             self.policy = policy_from_config(self.attack_cfg, task, self.seed, self.splits.get("train"))
             if self.policy.active:
                 log.info("attack policy %s: %s on rate %.2f (%s)", self.policy.policy, self.policy.attack_names, self.policy.rate, self.policy.mode)
+                self._warm(self.policy.attacks)
         if not self.eval_sets:
             specs = eval_attack_specs(self.attack_cfg, task)
             attacks = build_attacks(specs, task, self.splits.get("train"))
+            self._warm(attacks)
             for split in ("validation", "test"):
                 sets = {"clean": list(self.splits.get(split) or [])}
                 for attack in attacks:
@@ -119,6 +122,17 @@ class QADataModule(pl.LightningDataModule):
 
     def eval_set_names(self, split: str = "validation") -> list[str]:
         return list(self.eval_sets.get(split, {"clean": []}))
+
+    def _warm(self, attacks: Sequence) -> None:
+        """With DataLoader workers, run each attack once here, in the main process, on the first
+        training example (result dropped): the workers forked from it -- anew every epoch when
+        attacks are drawn afresh -- inherit loaded resources (WordNet, word lists, caches) instead
+        of each loading them again (AddSent's first call costs ~10 s in a fresh process)."""
+        train = self.splits.get("train") if self.splits else None
+        if self.num_workers == 0 or not train:
+            return
+        for attack in attacks:
+            attack_once(attack, train[0], self.seed, 0)
 
     def _attack_once(self, examples: list, attack) -> list:
         """``attack``'s version of an evaluation set (workers when configured); None -> clean."""
