@@ -12,6 +12,9 @@ drops it in the collator -- both variants are reported and the ratio is taken ag
 
     python benchmarks/train_throughput.py --examples 64 --batch-size 8 --max-length 512
 
+``--rounds 2`` runs the variants twice, interleaved (A B A B), and reports the means: this
+machine's speed drifts by 20 % over minutes, which a single A-then-B run books as a difference.
+
 On-the-fly attacks: ``--variants ours,ours_mix,ours_augmented_option --workers 1`` trains with the
 ``attack=none``, ``attack=mix`` and ``attack=augmented_option`` policies and prints each one's
 training examples per second (items actually trained on, attacked copies included) as a ratio
@@ -79,13 +82,14 @@ def run_ours(examples, args, attack: str = "none") -> float:
     timer = StepTimer()
 
     class Cb(pl.Callback):
-        def on_train_batch_end(self, *a, **k):
-            timer.tick()
+        def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+            timer.tick(batch)
 
     trainer = pl.Trainer(accelerator="cpu", max_epochs=1, logger=False, enable_checkpointing=False,
                          enable_progress_bar=False, enable_model_summary=False, limit_val_batches=0,
                          callbacks=[Cb()])
     trainer.fit(module, datamodule=dm)
+    print(f"    {attack}: {timer.token_stats()}", flush=True)
     return timer.examples_per_second(args.batch_size)
 
 
@@ -100,17 +104,32 @@ class StepTimer:
         self.t0 = None
         self.t1 = None
         self.steps = 0
+        self.items = 0
+        self.tokens = 0  # real (unpadded) tokens of the timed batches
+        self.padded = 0  # tokens the model computed on (padding included)
 
-    def tick(self):
+    def tick(self, batch=None):
         now = time.perf_counter()
         if self.t0 is None:
             self.t0 = now
         else:
             self.steps += 1
             self.t1 = now
+            if batch is not None and "attention_mask" in batch:
+                mask = batch["attention_mask"]
+                self.items += len(batch["labels"]) if "labels" in batch else mask.shape[0]
+                self.tokens += int(mask.sum())
+                self.padded += mask.numel()
+
+    def token_stats(self) -> str:
+        if not self.items:
+            return ""
+        return (f"{self.tokens / self.items:.0f} real / {self.padded / self.items:.0f} computed tokens per item, "
+                f"{self.tokens / (self.t1 - self.t0):.0f} real tokens/s")
 
     def examples_per_second(self, batch_size: int) -> float:
-        return self.steps * batch_size / (self.t1 - self.t0)
+        items = self.items or self.steps * batch_size  # the Trainer callback sees no batch
+        return items / (self.t1 - self.t0)
 
 
 def run_trainer(examples, args, group_by_length: bool) -> float:
@@ -173,24 +192,31 @@ def main(argv=None) -> dict:
     p.add_argument("--dropout", type=float, default=0.1, help="hidden and attention dropout, both sides")
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     p.add_argument("--variants", default="ours,trainer,trainer_grouped")
+    p.add_argument("--rounds", type=int, default=1, help="run the variants this many times, interleaved; report the mean")
     p.add_argument("--out", default=str(REPO / "benchmarks" / "results"))
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     if not Path(args.data).exists():
         sys.exit(f"--data {args.data}: not found (RACE-M lives in ../shared/data/race in the workplace)")
     examples = list(load_examples(args.data, limit=args.examples))
-    results = {}
-    for variant in args.variants.split(","):
-        t = time.perf_counter()
-        if variant in ATTACK_VARIANTS:
-            results[variant] = run_ours(examples, args, ATTACK_VARIANTS[variant])
-        elif variant == "trainer":
-            results[variant] = run_trainer(examples, args, group_by_length=False)
-        elif variant == "trainer_grouped":
-            results[variant] = run_trainer(examples, args, group_by_length=True)
-        else:
+    variants = args.variants.split(",")
+    for variant in variants:
+        if variant not in ATTACK_VARIANTS and variant not in ("trainer", "trainer_grouped"):
             sys.exit(f"unknown variant {variant!r}")
-        print(f"{variant:>16}: {results[variant]:7.3f} examples/s  ({time.perf_counter() - t:.0f} s wall)", flush=True)
+    rates: dict[str, list[float]] = {v: [] for v in variants}
+    for r in range(args.rounds):  # interleaved (A B A B): slow drift of the machine hits every variant alike
+        for variant in variants:
+            t = time.perf_counter()
+            if variant in ATTACK_VARIANTS:
+                rate = run_ours(examples, args, ATTACK_VARIANTS[variant])
+            else:
+                rate = run_trainer(examples, args, group_by_length=variant == "trainer_grouped")
+            rates[variant].append(rate)
+            print(f"{variant:>16}: {rate:7.3f} examples/s  (round {r + 1}, {time.perf_counter() - t:.0f} s wall)", flush=True)
+    results = {v: sum(x) / len(x) for v, x in rates.items()}
+    if args.rounds > 1:
+        for variant, x in rates.items():
+            print(f"{variant:>16}: {results[variant]:7.3f} examples/s  (mean of {', '.join(f'{v:.3f}' for v in x)})")
     baselines = {k: v for k, v in results.items() if k.startswith("trainer")}
     if "ours" in results and baselines:
         best = max(baselines, key=baselines.get)
@@ -205,7 +231,8 @@ def main(argv=None) -> dict:
         print(f"ours_mix / ours_mix_preattacked: {results['ratio_mix_vs_preattacked']:.2f}x  (1.0x = attack cost fully hidden)")
     Path(args.out).mkdir(parents=True, exist_ok=True)
     meta = {"examples": args.examples, "batch_size": args.batch_size, "max_length": args.max_length,
-            "threads": args.threads, "workers": args.workers, "dropout": args.dropout}
+            "threads": args.threads, "workers": args.workers, "dropout": args.dropout, "rounds": args.rounds,
+            "per_round": rates}
     (Path(args.out) / "train_throughput.json").write_text(json.dumps({**meta, **results}, indent=2))
     return results
 

@@ -299,9 +299,9 @@ def test_noise_amounts_experiment_sweeps_the_four_amounts(tmp_path):
 
 
 @pytest.mark.parametrize("workers", [0, 1])
-def test_attack_resources_load_before_workers_fork_only_with_workers(workers):
-    # with workers, setup() runs each attack once in the main process, so that the workers forked
-    # every epoch inherit WordNet instead of loading it again; without workers nothing runs early
+def test_attack_resources_load_in_setup_before_workers_fork(workers):
+    # setup() runs each training attack in the main process (to fit its length line), so the
+    # workers forked every epoch inherit WordNet instead of loading it again; the same with 0 workers
     code = (
         "from omegaconf import OmegaConf;"
         "from robust_mrc.attacks import resources;"
@@ -313,8 +313,53 @@ def test_attack_resources_load_before_workers_fork_only_with_workers(workers):
         f"s = synthetic_splits('mc', {N}, 0, 0, 0);"
         f"dm = QADataModule(cfg.task, cfg.data, load_tokenizer(cfg.model), num_workers={workers}, splits=s,"
         " attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True));"
+        "print(resources._wordnet_cached.cache_info().currsize);"
         "dm.setup('fit');"
         "print(resources._wordnet_cached.cache_info().currsize)"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    assert out.split()[-1] == str(workers)
+    assert out.split()[-2:] == ["0", "1"]
+
+
+@pytest.mark.parametrize("task,entry", [("mc", "mix"), ("span", "mix"), ("mc", "charswap")])
+def test_length_grouping_keys_track_the_attacked_length(task, entry, mc_splits, span_splits):
+    # the sampler orders an epoch before the workers attack it: its key for an attacked item is the
+    # clean token length through the attack's fitted line, closer to the true length than the clean one
+    from robust_mrc.datamodules.lengths import TokenCounter
+
+    cfg = make_cfg("model=tiny", f"task={task}", f"attack={entry}", "attack.eval=[]")
+    splits = mc_splits if task == "mc" else span_splits
+    dm = QADataModule(cfg.task, cfg.data, load_tokenizer(cfg.model), seed=1, splits=splits,
+                      attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True))
+    dm.setup("fit")
+    ds = dm.train_dataset(0)
+    keys = dm.item_lengths(ds)
+    counter = TokenCounter(cfg.task, dm.tokenizer)
+    true = counter([ds[i][0] for i in range(len(ds))])
+    clean = counter(ds.examples)
+    attacked = [k for k, (_, a) in enumerate(ds.items) if a is not None and ds[k][2] == "attacked"]
+    assert attacked
+    for k, (i, a) in enumerate(ds.items):
+        if a is None:
+            assert keys[k] == true[k] == clean[i]
+    err_key = sum(abs(keys[k] - true[k]) for k in attacked) / len(attacked)
+    err_clean = sum(abs(clean[ds.items[k][0]] - true[k]) for k in attacked) / len(attacked)
+    grew = sum(true[k] - clean[ds.items[k][0]] for k in attacked) / len(attacked)
+    assert grew > 1  # these attacks lengthen the text
+    assert err_key < 0.5 * err_clean, (err_key, err_clean)
+
+
+def test_token_counter_matches_the_collators(mc_splits, span_splits):
+    from robust_mrc.datamodules.lengths import TokenCounter
+    from robust_mrc.datamodules.qa import make_collator
+
+    for task, splits in (("mc", mc_splits), ("span", span_splits)):
+        cfg = make_cfg("model=tiny", f"task={task}", "task.max_length=64")
+        tok = load_tokenizer(cfg.model)
+        counts = TokenCounter(cfg.task, tok)(splits["train"][:10])
+        for ex, n in zip(splits["train"][:10], counts):
+            if task == "mc":
+                mask = make_collator(cfg.task, tok)([ex])["attention_mask"]
+                assert n == int(mask.sum(-1).max())
+            else:
+                assert n == len(tok(ex.question.lstrip(), ex.context)["input_ids"])

@@ -13,9 +13,11 @@ from robust_mrc.training import train
 from tests.helpers import make_cfg
 
 MC_RUN = ["model=tiny", "data.n_train=200", "data.n_val=100", "data.n_test=100", "trainer.max_epochs=2", "batch_size=32"]
-# measured: MiniLM (dropout 0, lr 2e-4) leaves chance on the default synthetic multiple-choice set
-# at ~30 steps of 8 and reaches val 0.995 after 50; chance is 0.25.
-MC_LEARN = ["model=minilm", "data.n_train=400", "data.n_val=100", "data.n_test=100", "trainer.max_epochs=1", "batch_size=8"]
+# measured: MiniLM (dropout 0, lr 2e-4) on the default synthetic multiple-choice set, 2 epochs of 50
+# steps of 8: val 0.97 after epoch 1, 1.00 after epoch 2; chance is 0.25. A 1-epoch schedule (the
+# learning rate decays twice as fast) ended at val 0.45 / test 0.37 with the token-length batch
+# order: when the model leaves the ln 4 plateau depends on the batch order, so keep the margin.
+MC_LEARN = ["model=minilm", "data.n_train=400", "data.n_val=100", "data.n_test=100", "trainer.max_epochs=2", "batch_size=8"]
 # measured (dropout 0.1, lr 1e-4): MiniLM reaches span F1 ~18 (EM ~15) on synthetic data after 50
 # steps; untrained ~2-6. The tiny random model learns neither task within a test's budget.
 SPAN_LEARN = ["task=span", "model=minilm", "data.n_train=800", "data.n_val=100", "data.n_test=100", "trainer.max_epochs=1", "batch_size=16"]

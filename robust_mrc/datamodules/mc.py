@@ -45,7 +45,8 @@ def option_pairs(example: MCExample, inputs: str = "full") -> list[tuple[str, st
 
 
 def approx_length(example: MCExample, inputs: str = "full") -> int:
-    """A cheap length proxy (characters of all option sequences) for length-grouped batching."""
+    """A cheap length proxy (characters of all option sequences): evaluation batches go longest
+    first by it. Training batches are grouped by token lengths (:mod:`robust_mrc.datamodules.lengths`)."""
     return sum(len(a) + len(b or "") for a, b in option_pairs(example, inputs))
 
 

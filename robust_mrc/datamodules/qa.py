@@ -13,6 +13,7 @@ cached in memory), one dataloader each, clean first; :meth:`eval_set_names` name
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Callable, Mapping, Sequence
 
 import pytorch_lightning as pl
@@ -21,6 +22,7 @@ from torch.utils.data import DataLoader, Dataset, RandomSampler
 
 from robust_mrc.data.sources import load_splits
 from robust_mrc.datamodules import mc, span
+from robust_mrc.datamodules.lengths import LengthLine, TokenCounter, fit_attack_lengths
 from robust_mrc.datamodules.policies import (
     AttackedDataset,
     AttackPolicy,
@@ -91,6 +93,8 @@ class QADataModule(pl.LightningDataModule):
         # debug: training batches carry ``item_digests`` (a fingerprint of each trained example)
         self.record_items = record_items
         self.policy: AttackPolicy | None = None
+        self._clean_tokens: list[int] | None = None  # token length of each training example
+        self._attack_lengths: dict[str, LengthLine] = {}  # attacked length from clean, per attack
         # {"validation": {"clean": [...], "addsent": [...]}, "test": {...}}
         self.eval_sets: dict[str, dict[str, list]] = {}
 
@@ -103,11 +107,17 @@ class QADataModule(pl.LightningDataModule):
             self.policy = policy_from_config(self.attack_cfg, task, self.seed, self.splits.get("train"))
             if self.policy.active:
                 log.info("attack policy %s: %s on rate %.2f (%s)", self.policy.policy, self.policy.attack_names, self.policy.rate, self.policy.mode)
-                self._warm(self.policy.attacks)
+                if self.group_by_length and self.splits.get("train"):
+                    # runs each training attack here, before any worker forks: also loads its resources
+                    self._attack_lengths = fit_attack_lengths(TokenCounter(self.task_cfg, self.tokenizer),
+                                                              self.policy.attacks, self.splits["train"], self.seed)
+                else:
+                    self._warm(self.policy.attacks)
         if not self.eval_sets:
             specs = eval_attack_specs(self.attack_cfg, task)
             attacks = build_attacks(specs, task, self.splits.get("train"))
-            self._warm(attacks)
+            warmed = set(self.policy.attack_names) if self.policy and self.policy.active else set()
+            self._warm([a for a in attacks if a.name not in warmed])
             for split in ("validation", "test"):
                 sets = {"clean": list(self.splits.get(split) or [])}
                 for attack in attacks:
@@ -127,7 +137,8 @@ class QADataModule(pl.LightningDataModule):
         """With DataLoader workers, run each attack once here, in the main process, on the first
         training example (result dropped): the workers forked from it -- anew every epoch when
         attacks are drawn afresh -- inherit loaded resources (WordNet, word lists, caches) instead
-        of each loading them again (AddSent's first call costs ~10 s in a fresh process)."""
+        of each loading them again (AddSent's first call costs ~10 s in a fresh process). With
+        length grouping, :func:`fit_attack_lengths` has run the training attacks already."""
         train = self.splits.get("train") if self.splits else None
         if self.num_workers == 0 or not train:
             return
@@ -177,8 +188,7 @@ class QADataModule(pl.LightningDataModule):
         seed = self.seed + 7919 * dataset.epoch if self.fresh_each_epoch else self.seed
         world, rank = self.distributed()
         if self.group_by_length:
-            clean = [approx_length(self.task_cfg, ex) for ex in dataset.examples]
-            lengths = [clean[i] for i, _ in dataset.items]
+            lengths = self.item_lengths(dataset)
             if world > 1:  # whole length-grouped batches per rank (Lightning keeps a DistributedSampler)
                 sampler = DistributedLengthGroupedSampler(lengths, self.batch_size, seed=seed, num_replicas=world, rank=rank)
             else:
@@ -188,6 +198,17 @@ class QADataModule(pl.LightningDataModule):
         collate = TaggedCollator(self.collator, digests=self.record_items)
         # rebuilt every epoch when attacks are drawn afresh: persistent workers would leak
         return self._loader(dataset, self.batch_size, sampler, collate, persistent=not self.fresh_each_epoch)
+
+    def item_lengths(self, dataset: PolicyDataset) -> list[float]:
+        """Estimated token length of each item of an epoch, the key of length-grouped batching:
+        the clean example's token count, through its attack's :class:`LengthLine` when attacked
+        (see :mod:`robust_mrc.datamodules.lengths`)."""
+        if self._clean_tokens is None or len(self._clean_tokens) != len(dataset.examples):
+            t = time.perf_counter()
+            self._clean_tokens = TokenCounter(self.task_cfg, self.tokenizer)(dataset.examples)
+            log.info("token lengths of %d training examples in %.1f s", len(dataset.examples), time.perf_counter() - t)
+        lines = [self._attack_lengths.get(a.name, LengthLine()) for a in self.policy.attacks] if self.policy else []
+        return [self._clean_tokens[i] if a is None else lines[a](self._clean_tokens[i]) for i, a in dataset.items]
 
     def distributed(self) -> tuple[int, int]:
         """(world size, global rank) of the attached trainer; (1, 0) without one."""
