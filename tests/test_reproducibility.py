@@ -1,0 +1,143 @@
+"""The attacked data is a pure function of (config, seed): digests recorded when they were made.
+
+The training items of an epoch under the attack policies, the robust-validation sets and the
+evaluation suites' attacked sets are hashed (every field, edits included) and compared with the
+digests recorded below. A refactor that moves code must keep them; a change that alters attacked
+text on purpose updates them in the same commit and says why in its message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+
+import pytest
+from omegaconf import OmegaConf
+
+os.environ.setdefault("ROBUST_MRC_VECTORS", "wordnet")
+
+from robust_mrc.data.sources import load_splits  # noqa: E402
+from robust_mrc.datamodules.qa import QADataModule  # noqa: E402
+from robust_mrc.models.backbone import load_tokenizer  # noqa: E402
+from tests.helpers import make_cfg  # noqa: E402
+
+
+def digest(examples) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    for ex in examples:
+        h.update(json.dumps(dataclasses.asdict(ex), sort_keys=True, ensure_ascii=False).encode())
+    return h.hexdigest()
+
+
+def datamodule(*overrides: str) -> QADataModule:
+    cfg = make_cfg("data.n_train=48", "data.n_val=16", "data.n_test=16", *overrides)
+    dm = QADataModule(
+        cfg.task, cfg.data, load_tokenizer(cfg.model), seed=int(cfg.seed), group_by_length=False,
+        attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True),
+    )
+    dm.setup("fit")
+    return dm
+
+
+def epoch_digest(dm: QADataModule, epoch: int) -> str:
+    ds = dm.train_dataset(epoch)
+    items = [ds[i] for i in range(len(ds))]
+    return digest(ex for ex, _, _ in items) + "/" + ",".join(f"{n}:{s}" for _, n, s in items[-3:])
+
+
+# (overrides) -> {epoch 0 items, epoch 1 items, validation sets}
+RECORDED = {
+    ('attack=mix',): {
+        "epoch0": "53535adf6ca69662/distractor_generation:attacked,distractor_generation:attacked,distractor_generation:attacked",
+        "epoch1": "739a5f7b1d4bac2b/distractor_generation:attacked,distractor_generation:attacked,distractor_generation:attacked",
+        "validation": {
+                "clean": "ead6a9f8f4b5acd4",
+                "addsent": "1cc931d7c0f6e198",
+                "charswap": "4096483cc4524d2b",
+                "distractor_extraction": "0b31e4b4906b474b",
+                "distractor_generation": "322915d81a4e05e8"
+        }
+    },
+    ('task=span', 'attack=mix'): {
+        "epoch0": "7be115183357be3d/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch1": "8c03fda56749f3d7/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "validation": {
+                "clean": "8cacb5f9a33c349b",
+                "addsent": "bba780d2ea5c1357",
+                "addsentmod": "6a81c437046297c4",
+                "char_noise": "1cffb579f6ac5939",
+                "word_noise": "1c96f26c457d0765"
+        }
+    },
+    ('attack=augmented_option',): {
+        "epoch0": "d8296cedb80eeeb5/extra_option:attacked,extra_option:attacked,extra_option:attacked",
+        "epoch1": "18411b3490ee9511/extra_option:attacked,extra_option:attacked,extra_option:attacked",
+        "validation": {
+                "clean": "ead6a9f8f4b5acd4",
+                "magnet": "fec79c094398f5dc"
+        }
+    },
+    ('task=span', 'attack=amount', 'attack.amount=half'): {
+        "epoch0": "face9c1e7a659b58/clean:clean,clean:clean,char_noise:attacked",
+        "epoch1": "fc52cae0809c799d/char_noise:attacked,char_noise:attacked,clean:clean",
+        "validation": {
+                "clean": "8cacb5f9a33c349b",
+                "char_noise": "1cffb579f6ac5939"
+        }
+    },
+    ('attack=magnet',): {
+        "epoch0": "2aa744cece0e9b83/magnet:attacked,magnet:attacked,magnet:attacked",
+        "epoch1": "3759454d9c184d3a/magnet:attacked,magnet:attacked,magnet:attacked",
+        "validation": {
+                "clean": "ead6a9f8f4b5acd4",
+                "magnet": "fec79c094398f5dc"
+        }
+    },
+}
+
+
+@pytest.mark.parametrize("overrides", list(RECORDED))
+def test_training_and_validation_data_match_the_recorded_digests(overrides):
+    dm = datamodule(*overrides)
+    got = {
+        "epoch0": epoch_digest(dm, 0),
+        "epoch1": epoch_digest(dm, 1),
+        "validation": {name: digest(exs) for name, exs in dm.eval_sets["validation"].items()},
+    }
+    assert got == RECORDED[overrides]
+
+
+SUITES = {
+    "advrace": {
+        "clean": "3f86eb63749d3402",
+        "addsent": "47d48b17a46652d1",
+        "charswap": "7e0520adcab1074b",
+        "distractor_extraction": "17de5e5f7cc4c9dc",
+        "distractor_generation": "226998fd3ad2680b",
+        "diagnosis": "01429a83557f5cb2",
+        "magnet": "08db2a6d107d0dbe"
+    },
+    "squad": {
+        "clean": "de85df4229686d4f",
+        "addsent": "a5be2cd6bf3d87bc",
+        "addonesent": "b65d6063ba1a0528",
+        "addsentmod": "fd72fa1e94ceac47",
+        "addcommon": "7aff88f032df6188",
+        "char_noise": "eb97e8f82e405abe",
+        "word_noise": "ebac929d927f522a"
+    }
+}
+
+
+@pytest.mark.parametrize("task,suite", [("mc", "advrace"), ("span", "squad")])
+def test_suite_sets_match_the_recorded_digests(task, suite):
+    from robust_mrc.evaluation.cache import DiskCache
+    from robust_mrc.evaluation.suites import build_sets, suite_specs
+
+    cfg = make_cfg(f"task={task}", "data.n_train=48", "data.n_val=16", "data.n_test=16", f"suite={suite}", config_name="eval")
+    splits = load_splits(cfg.data, task, seed=int(cfg.seed))
+    specs = suite_specs(OmegaConf.to_container(cfg.suite, resolve=True), task)
+    sets = build_sets(specs, splits["test"], task, seed=int(cfg.seed), cache=DiskCache(None), pool_examples=splits["train"])
+    assert {name: digest(s.examples) for name, s in sets.items()} == SUITES[suite]
