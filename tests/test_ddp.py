@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import pytorch_lightning as pl
 
-from robust_mrc.datamodules.policies import example_digest
+from robust_mrc.datamodules.datasets import example_digest
 from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer

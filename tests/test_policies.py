@@ -14,7 +14,8 @@ from omegaconf import OmegaConf
 from torch.utils.data import DistributedSampler
 
 from robust_mrc.data.synthetic import synthetic_splits
-from robust_mrc.datamodules.policies import AttackPolicy, PolicyConfigError, PolicyDataset, policy_from_config
+from robust_mrc.datamodules.datasets import PolicyDataset
+from robust_mrc.policies import AttackPolicy, PolicyConfigError, policy_from_config
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.training import train
@@ -199,7 +200,7 @@ def test_the_same_attacked_data_in_another_process(mc_splits):
     code = (
         "from collections import Counter;"
         "from robust_mrc.data.synthetic import synthetic_splits;"
-        "from robust_mrc.datamodules.policies import PolicyDataset, policy_from_config;"
+        "from robust_mrc.datamodules.datasets import PolicyDataset; from robust_mrc.policies import policy_from_config;"
         "from tests.test_policies import attack_cfg;"
         f"s = synthetic_splits('mc', {N}, 12, 12, 0);"
         "ds = PolicyDataset(s['train'], policy_from_config(attack_cfg('attack=mix'), 'mc', 0, s['train']), 1);"

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import yaml
 
-from robust_mrc.attacks import example_rng, get_attack, list_attacks
+from robust_mrc.attacks import list_attacks
+from robust_mrc.attacks.apply import AttackSpecError, attack_example, build_attack
 from robust_mrc.data.examples import MCExample
 
 _OWN_KEYS = {"attack", "data", "out", "seed", "epoch", "limit", "format", "stats", "keep_failed", "task", "strict"}
@@ -106,23 +107,20 @@ def apply(cfg: dict) -> dict:
         raise SystemExit(f"{cfg['data']}: no examples")
     task = cfg.get("task") or ("mc" if isinstance(examples[0], MCExample) else "span")
     params = {k: yaml.safe_load(v) for k, v in cfg.items() if k not in _OWN_KEYS}
-    try:
-        attack = get_attack(cfg["attack"], task, **params)
-    except (ValueError, TypeError) as exc:
+    try:  # a pool attack without pool= draws from the input data itself (never the same passage)
+        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples))
+    except (AttackSpecError, ValueError) as exc:
         raise SystemExit(str(exc)) from None
-    if getattr(type(attack), "needs_pool", False) and "pool" in attack.params and attack.params["pool"] is None and not attack.params.get("bank"):
-        attack.params["pool"] = list(examples)
     t0 = time.perf_counter()
     attacked, failed = [], 0
     keep_failed = str(cfg.get("keep_failed", "true")).lower() != "false"
     originals = []
     for ex in examples:
-        new = attack(ex, example_rng(seed, epoch, ex.id, attack.name))
-        if new is None:
+        new, ok = attack_example(attack, ex, seed, epoch)
+        if not ok:
             failed += 1
             if not keep_failed:
                 continue
-            new = ex
         originals.append(ex)
         attacked.append(new)
     seconds = time.perf_counter() - t0

@@ -4,15 +4,22 @@ An attack is a callable ``(example, rng) -> example | None``: a new example made
 ``example.replace(attack=name, detail=...)`` (so the edit is recorded), or ``None`` when it cannot
 apply. Randomness comes only from ``rng``; :func:`example_rng` derives it from (seed, epoch,
 example id, attack name) by hashing, so the same inputs give the same output in any process.
-Attacks are plain module-level classes holding only their parameters: they pickle (DataLoader
-workers) and load their resources lazily, once per process.
+
+Parameters are declared by :meth:`Attack.defaults`; each becomes a read-only attribute
+(``attack.rate``) and ``attack.params`` keeps them all, never changed after construction.
+Resources that depend on the data an attack runs on (an option pool drawn from the training set,
+a distractor bank) are set up by the declared hook :meth:`Attack.prepare`, which
+:func:`robust_mrc.attacks.apply.build_attack` calls with an :class:`AttackContext`; what it
+resolves lives in private attributes, never in ``params``. Attacks are plain module-level classes:
+they pickle (DataLoader workers) and load their resources lazily, once per process.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
 
 from robust_mrc.data.examples import MCExample, SpanExample
 
@@ -24,38 +31,69 @@ class AttackUnavailable(RuntimeError):
     """An attack that cannot run as configured (e.g. no paraphraser); the message says what to do."""
 
 
+@dataclass(frozen=True)
+class AttackContext:
+    """What :meth:`Attack.prepare` may draw on: the data the attack runs beside.
+
+    ``pool_examples``: examples whose options a pool attack may draw (the training set, or the
+    input file of the attacks command); never the attacked example's own passage.
+    """
+
+    task: str
+    pool_examples: Sequence | None = None
+
+
 class Attack:
-    """Base class: subclasses set ``name``, ``task``, ``paper``, ``description`` and ``apply``."""
+    """Base class: subclasses set ``name``, ``task``, ``paper``, ``description``, declare their
+    parameters in :meth:`defaults` and implement :meth:`apply` (and :meth:`prepare` when they draw
+    on data beside the example)."""
 
     name: ClassVar[str] = ""
     task: ClassVar[str] = ""
     paper: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    _prepared: bool = False
 
     def __init__(self, **params: Any):
-        unknown = sorted(set(params) - set(self.defaults()))
+        declared = self.defaults()
+        unknown = sorted(set(params) - set(declared))
         if unknown:
             raise TypeError(
                 f"attack {self.name!r} ({self.task}) got unknown parameter(s) {unknown}; "
-                f"it takes {sorted(self.defaults())}"
+                f"it takes {sorted(declared)}"
             )
-        self.params = {**self.defaults(), **params}
+        self.params: dict[str, Any] = {**declared, **params}
+        for key, value in self.params.items():
+            object.__setattr__(self, key, value)
 
     @classmethod
     def defaults(cls) -> dict[str, Any]:
+        """The declared parameters and their default values."""
         return {}
 
-    def __getattr__(self, key: str) -> Any:
-        # parameters read as attributes; guard against recursion during unpickling
-        params = self.__dict__.get("params")
-        if params is not None and key in params:
-            return params[key]
-        raise AttributeError(key)
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key in self.__dict__.get("params", ()):
+            raise AttributeError(f"attack {self.name!r}: parameter {key!r} is read-only (build a new attack)")
+        object.__setattr__(self, key, value)
+
+    def prepare(self, context: AttackContext) -> None:
+        """Set up what the attack draws on beside the example (pools, banks); default: nothing.
+
+        Called once by :func:`robust_mrc.attacks.apply.build_attack`, before the first
+        ``apply``; stores what it resolves in private attributes."""
+
+    def setup(self, context: AttackContext) -> Attack:
+        """Run :meth:`prepare` once with ``context``; returns the attack."""
+        self.prepare(context)
+        object.__setattr__(self, "_prepared", True)
+        return self
 
     def __call__(self, example, rng: random.Random):
         expected = MCExample if self.task == "mc" else SpanExample
         if not isinstance(example, expected):
             raise TypeError(f"attack {self.name!r} is for {self.task} examples, got {type(example).__name__}")
+        if not self._prepared:  # called directly: only its own parameters to draw on
+            self.setup(AttackContext(self.task))
         return self.apply(example, rng)
 
     def apply(self, example, rng: random.Random):  # pragma: no cover - abstract

@@ -94,6 +94,16 @@ class OptionPool:
 _POOL_CACHE: dict[str, OptionPool] = {}
 
 
+def pool_for(pool, pool_examples: Iterable[MCExample] | None) -> OptionPool | None:
+    """The pool an attack draws from: its ``pool=`` parameter (a file, a list, an
+    :class:`OptionPool`), else the options of ``pool_examples`` (the training set, or the input of
+    the attacks command), else None."""
+    resolved = resolve_pool(pool)
+    if resolved is None and pool_examples is not None:
+        resolved = OptionPool.from_examples(pool_examples)
+    return resolved
+
+
 def resolve_pool(pool) -> OptionPool | None:
     """An :class:`OptionPool` from a pool, a path, a list of examples or a list of strings."""
     if pool is None or isinstance(pool, OptionPool):

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from robust_mrc.datamodules import mc
-from robust_mrc.datamodules.policies import attack_once
+from robust_mrc.attacks.apply import attack_example
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ def fit_attack_lengths(counter: TokenCounter, attacks: Sequence, examples: Seque
     lines = {}
     for attack in attacks:
         t = time.perf_counter()
-        done = [(i, out) for i, (out, ok) in enumerate(attack_once(attack, ex, seed, 0) for ex in sample) if ok]
+        done = [(i, out) for i, (out, ok) in enumerate(attack_example(attack, ex, seed, 0) for ex in sample) if ok]
         attacked = counter([out for _, out in done])
         lines[attack.name] = line = fit_line([(clean[i], a) for (i, _), a in zip(done, attacked)], cap)
         log.info("length of %s items ~ %.1f + %.3f x clean tokens (%d of %d examples, %.1f s)",

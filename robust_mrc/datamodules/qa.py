@@ -20,35 +20,15 @@ import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader, Dataset, RandomSampler
 
+from robust_mrc.attacks.apply import attack_example, build_attacks
 from robust_mrc.data.sources import load_splits
 from robust_mrc.datamodules import mc, span
+from robust_mrc.datamodules.datasets import AttackedDataset, ExampleDataset, PolicyDataset, TaggedCollator
 from robust_mrc.datamodules.lengths import LengthLine, TokenCounter, fit_attack_lengths
-from robust_mrc.datamodules.policies import (
-    AttackedDataset,
-    AttackPolicy,
-    PolicyDataset,
-    TaggedCollator,
-    attack_once,
-    build_attacks,
-    eval_attack_specs,
-    policy_from_config,
-)
 from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler
+from robust_mrc.policies import AttackPolicy, eval_attack_specs, policy_from_config
 
 log = logging.getLogger(__name__)
-
-
-class ExampleDataset(Dataset):
-    """A list of examples; items are examples, not tensors."""
-
-    def __init__(self, examples: Sequence):
-        self.examples = list(examples)
-
-    def __len__(self) -> int:
-        return len(self.examples)
-
-    def __getitem__(self, i: int):
-        return self.examples[i]
 
 
 def make_collator(task_cfg: Mapping[str, Any], tokenizer) -> Callable:
@@ -122,7 +102,7 @@ class QADataModule(pl.LightningDataModule):
                 sets = {"clean": list(self.splits.get(split) or [])}
                 for attack in attacks:
                     if sets["clean"]:
-                        sets[attack.name] = self._attack_once(sets["clean"], attack)
+                        sets[attack.name] = self._attacked_set(sets["clean"], attack)
                 self.eval_sets[split] = sets
 
     @property
@@ -143,9 +123,9 @@ class QADataModule(pl.LightningDataModule):
         if self.num_workers == 0 or not train:
             return
         for attack in attacks:
-            attack_once(attack, train[0], self.seed, 0)
+            attack_example(attack, train[0], self.seed, 0)
 
-    def _attack_once(self, examples: list, attack) -> list:
+    def _attacked_set(self, examples: list, attack) -> list:
         """``attack``'s version of an evaluation set (workers when configured); None -> clean."""
         dataset = AttackedDataset(examples, attack, self.seed)
         loader = self._loader(dataset, 64, None, collate_fn=list, persistent=False)

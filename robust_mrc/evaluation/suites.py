@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from robust_mrc.datamodules.policies import attack_once, build_attacks
+from robust_mrc.attacks.apply import AttackSpecError, attack_examples, build_attack
 from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
 
 log = logging.getLogger(__name__)
@@ -103,24 +103,6 @@ def suite_specs(suite_cfg: Mapping[str, Any] | None, task: str) -> list[SetSpec]
     return specs
 
 
-def _progress(iterable, total: int, desc: str):
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm ships with datasets/transformers
-        return iterable
-    return tqdm(iterable, total=total, desc=desc, leave=False, mininterval=1.0, disable=None)
-
-
-def attack_set(examples: Sequence, attack, seed: int) -> tuple[list, int]:
-    """``attack``'s version of ``examples`` (epoch 0 copies); returns (examples, fallbacks)."""
-    out, fallbacks = [], 0
-    for ex in _progress(examples, len(examples), f"attack {attack.name}"):
-        attacked, ok = attack_once(attack, ex, seed, 0)
-        out.append(attacked)
-        fallbacks += not ok
-    return out, fallbacks
-
-
 def build_sets(
     specs: Sequence[SetSpec],
     clean: list,
@@ -146,10 +128,11 @@ def build_sets(
             sets[spec.name] = EvalSet(spec, cached, key, cached=True, fallbacks=_count_unchanged(clean, cached))
             continue
         try:
-            attack = build_attacks([{"name": spec.attack, "params": dict(spec.params)}], task, pool_examples)[0]
-        except (KeyError, ValueError, TypeError) as err:
+            attack = build_attack({"name": spec.attack, "params": dict(spec.params)}, task, pool_examples)
+        except (AttackSpecError, ValueError) as err:
             raise SuiteConfigError(f"set {spec.name!r}: cannot build attack {spec.attack!r}: {err}") from None
-        examples, fallbacks = attack_set(clean, attack, seed)
+        attacked = attack_examples(attack, clean, seed)
+        examples, fallbacks = attacked.examples, attacked.fallbacks
         if fallbacks:
             log.info("set %s: %d of %d examples unchanged (the attack gave up)", spec.name, fallbacks, len(examples))
         cache.save_examples(spec.name, key, examples)

@@ -28,8 +28,8 @@ from __future__ import annotations
 import re
 
 from robust_mrc.attacks import resources as R
-from robust_mrc.attacks.base import Attack, AttackUnavailable, register
-from robust_mrc.attacks.pools import OptionPool, load_bank, passage_key, resolve_pool
+from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, register
+from robust_mrc.attacks.pools import OptionPool, load_bank, passage_key, pool_for
 from robust_mrc.attacks.text import WORD_RE, jaccard, normalize, sentence_spans, stems
 
 _EDGE_WORDS = frozenset("and or but of to in on at for with by from as that which who than so".split())
@@ -130,10 +130,14 @@ class DistractorExtraction(Attack):
     def defaults(cls):
         return {"bank": None, "top": 20}
 
+    _bank: dict | None = None
+
+    def prepare(self, context: AttackContext) -> None:
+        self._bank = load_bank(self.bank)
+
     def apply(self, ex, rng):
-        bank = load_bank(self.bank)
-        if bank is not None:
-            new = _bank_distractors(bank, ex)
+        if self._bank is not None:
+            new = _bank_distractors(self._bank, ex)
             return _replace_wrong(ex, new, self.name, "bank") if new else None
         return _replace_wrong(ex, extract_spans(ex, int(self.top)), self.name, "passage spans")
 
@@ -194,24 +198,28 @@ class DistractorGeneration(Attack):
     task = "mc"
     paper = "000 AdvRACE"
     description = "replace the wrong options by generated ones (from a bank, or retrieved from other questions)"
-    needs_pool = True  # the CLI builds a pool from the input data when none is given
 
     @classmethod
     def defaults(cls):
         return {"bank": None, "pool": None, "beam": 50}
 
+    _bank: dict | None = None
+    _drawn: OptionPool | None = None
+
+    def prepare(self, context: AttackContext) -> None:
+        """A bank when given; else the retrieval pool (``pool=``, else the context's examples)."""
+        self._bank = load_bank(self.bank)
+        if self._bank is None:
+            self._drawn = pool_for(self.pool, context.pool_examples)
+
     def apply(self, ex, rng):
-        bank = load_bank(self.bank)
-        if bank is not None:
-            new = _bank_distractors(bank, ex)
+        if self._bank is not None:
+            new = _bank_distractors(self._bank, ex)
             return _replace_wrong(ex, new, self.name, "bank") if new else None
-        pool = resolve_pool(self.pool)
-        if pool is None:
+        if self._drawn is None:
             raise AttackUnavailable(
                 "distractor_generation needs bank=PATH (model-generated distractors) or pool= "
                 "(examples or a data file whose options are retrieved)"
             )
-        if not isinstance(self.params["pool"], OptionPool):
-            self.params["pool"] = pool  # resolve once
         n = len(ex.options) - 1
-        return _replace_wrong(ex, retrieve_distractors(ex, pool, int(self.beam), n), self.name, "retrieval")
+        return _replace_wrong(ex, retrieve_distractors(ex, self._drawn, int(self.beam), n), self.name, "retrieval")

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 
-from robust_mrc.attacks.base import Attack, AttackUnavailable, register
-from robust_mrc.attacks.pools import OptionPool, passage_key, resolve_pool
+from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, register
+from robust_mrc.attacks.pools import OptionPool, passage_key, pool_for
 from robust_mrc.attacks.text import normalize
 from robust_mrc.data.examples import MAX_OPTIONS
 
@@ -60,15 +60,17 @@ def _draw(ex, pool: OptionPool, rng, tries: int = 50) -> str | None:
 
 
 class _PoolAttack(Attack):
-    needs_pool = True
+    """Draws options from ``pool=``, else from the options of the context's examples."""
+
+    _drawn: OptionPool | None = None
+
+    def prepare(self, context: AttackContext) -> None:
+        self._drawn = pool_for(self.pool, context.pool_examples)
 
     def _pool(self) -> OptionPool:
-        pool = resolve_pool(self.pool)
-        if pool is None:
+        if self._drawn is None:
             raise AttackUnavailable(f"{self.name} needs pool= (a file of irrelevant options, or examples)")
-        if not isinstance(self.params["pool"], OptionPool):
-            self.params["pool"] = pool
-        return pool
+        return self._drawn
 
 
 @register

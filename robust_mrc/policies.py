@@ -1,8 +1,9 @@
 """Attack policies: which training examples of an epoch are clean, attacked, or joined by attacked copies.
 
 A policy turns the clean training list into the item list of one epoch. An item is
-``(example index, attack index or None)``; the attack itself runs later, in
-:class:`PolicyDataset.__getitem__` -- inside the DataLoader workers. Every random choice is derived
+``(example index, attack index or None)``; the attack itself runs later, when the item is read
+(:meth:`AttackPolicy.apply`, called by ``robust_mrc.datamodules.datasets.PolicyDataset`` inside
+the DataLoader workers). This layer is pure Python: no torch. Every random choice is derived
 from ``(seed, epoch, ...)`` alone (the sample of each attack from ``(seed, epoch, attack)``, the
 attacked copy from ``(seed, epoch, example id, attack)`` via :func:`example_rng`), so an epoch is the
 same under any ``num_workers`` and whichever DDP rank receives an item.
@@ -30,10 +31,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from torch.utils.data import Dataset
-
-from robust_mrc.attacks import Attack, example_rng, get_attack
-from robust_mrc.attacks.pools import OptionPool
+from robust_mrc.attacks import Attack
+from robust_mrc.attacks.apply import attack_example, build_attacks
 
 POLICIES = ("none", "targeted", "mix", "augmented_option", "amount")
 MODES = ("add", "replace")
@@ -49,27 +48,6 @@ class PolicyConfigError(ValueError):
 def _sample_rng(seed: int, epoch: int, name: str) -> random.Random:
     digest = hashlib.blake2b(f"{int(seed)}\x1f{int(epoch)}\x1fsample\x1f{name}".encode(), digest_size=16).digest()
     return random.Random(int.from_bytes(digest, "big"))
-
-
-def attack_once(attack: Attack, example, seed: int, epoch: int):
-    """``(attacked example, True)``, or ``(example, False)`` when the attack gives up (None)."""
-    attacked = attack(example, example_rng(seed, epoch, example.id, attack.name))
-    return (example, False) if attacked is None else (attacked, True)
-
-
-def build_attacks(specs: Sequence[Mapping[str, Any]] | None, task: str, pool_examples: Sequence | None = None) -> list[Attack]:
-    """Attacks from ``[{name, params}]``; a pool attack without ``pool`` draws from ``pool_examples``
-    (options of other passages of the training set)."""
-    attacks = []
-    for spec in specs or []:
-        if isinstance(spec, str):
-            spec = {"name": spec}
-        params = dict(spec.get("params") or {})
-        attack = get_attack(spec["name"], task, **params)
-        if getattr(attack, "needs_pool", False) and params.get("pool") is None and pool_examples is not None and task == "mc":
-            attack.params["pool"] = OptionPool.from_examples(pool_examples)
-        attacks.append(attack)
-    return attacks
 
 
 @dataclass
@@ -134,7 +112,7 @@ class AttackPolicy:
         if attack_index is None:
             return example, "clean", "clean"
         attack = self.attacks[attack_index]
-        out, ok = attack_once(attack, example, self.seed, epoch if self.fresh_each_epoch else 0)
+        out, ok = attack_example(attack, example, self.seed, epoch if self.fresh_each_epoch else 0)
         return out, attack.name, "attacked" if ok else "fallback"
 
 
@@ -183,56 +161,3 @@ def eval_attack_specs(cfg: Mapping[str, Any] | None, task: str) -> list:
     if specs is None:
         specs = attacks_for_task(cfg, task) if cfg.get("policy", "none") != "none" else []
     return list(specs)
-
-
-class PolicyDataset(Dataset):
-    """One epoch of training items; ``__getitem__`` applies the attack (in the DataLoader worker)
-    and returns ``(example, attack name, status)``."""
-
-    def __init__(self, examples: Sequence, policy: AttackPolicy, epoch: int):
-        self.examples = list(examples)
-        self.policy = policy
-        self.epoch = int(epoch)
-        self.items = policy.plan(len(self.examples), self.epoch)
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def __getitem__(self, i: int):
-        index, attack = self.items[i]
-        return self.policy.apply(self.examples[index], attack, self.epoch)
-
-
-def example_digest(example) -> str:
-    """A short fingerprint of an example's content (attacked text included)."""
-    return hashlib.blake2b(repr(example).encode("utf-8"), digest_size=8).hexdigest()
-
-
-@dataclass
-class TaggedCollator:
-    """Wraps a task collator: takes ``(example, attack, status)`` items and adds ``attack_tags``
-    (and, with ``digests``, ``item_digests``: :func:`example_digest` of each item, to compare what
-    two runs trained on)."""
-
-    collator: Any
-    digests: bool = False
-
-    def __call__(self, items):
-        batch = self.collator([ex for ex, _, _ in items])
-        batch["attack_tags"] = [(name, status) for _, name, status in items]
-        if self.digests:
-            batch["item_digests"] = [example_digest(ex) for ex, _, _ in items]
-        return batch
-
-
-class AttackedDataset(Dataset):
-    """An evaluation set under one attack, made once (``epoch`` 0); None falls back to clean."""
-
-    def __init__(self, examples: Sequence, attack: Attack, seed: int):
-        self.examples, self.attack, self.seed = list(examples), attack, seed
-
-    def __len__(self) -> int:
-        return len(self.examples)
-
-    def __getitem__(self, i: int):
-        return attack_once(self.attack, self.examples[i], self.seed, 0)

@@ -1,0 +1,95 @@
+"""The one seam through which every attack is built and applied.
+
+Training policies, robust validation, evaluation suites and the attacks command all come here:
+
+    >>> attack = build_attack({"name": "magnet", "params": {}}, "mc", pool_examples=train)
+    >>> attacked, changed = attack_example(attack, example, seed=0, epoch=0)
+    >>> result = attack_examples(attack, test_set, seed=0)      # result.examples, result.fallbacks
+
+An attack spec is ``"name"`` or ``{"name": ..., "params": {...}}`` (the entries of the ``attack``
+and ``suite`` config groups). :func:`build_attack` checks the parameters against the attack's
+declared ones and runs its declared preparation hook (:meth:`~robust_mrc.attacks.base.Attack.prepare`)
+with the data beside it: the one rule by which a pool attack gets its pool (its ``pool=``
+parameter, else the options of ``pool_examples``) and a bank attack its bank.
+
+Each example is attacked with ``example_rng(seed, epoch, example id, attack name)``; where the
+attack gives up (``None``) the clean example stays and counts as a fallback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from robust_mrc.attacks.base import Attack, AttackContext, example_rng, get_attack
+
+
+class AttackSpecError(ValueError):
+    """An attack entry of a config that does not name a usable attack."""
+
+
+@dataclass(frozen=True)
+class AttackSpec:
+    """An attack by name with its parameters, as written in a config."""
+
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, entry: str | Mapping[str, Any] | AttackSpec) -> AttackSpec:
+        if isinstance(entry, AttackSpec):
+            return entry
+        if isinstance(entry, str):
+            return cls(entry)
+        if not isinstance(entry, Mapping) or not entry.get("name"):
+            raise AttackSpecError(f"an attack entry needs a name: {entry!r} (write {{name: charswap, params: {{}}}})")
+        unknown = sorted(set(entry) - {"name", "params"})
+        if unknown:
+            raise AttackSpecError(f"attack entry {entry.get('name')!r} has unknown key(s) {unknown}; it takes name and params")
+        return cls(str(entry["name"]), dict(entry.get("params") or {}))
+
+
+def build_attack(spec: str | Mapping[str, Any] | AttackSpec, task: str, pool_examples: Sequence | None = None) -> Attack:
+    """The attack of ``spec`` for ``task``, prepared with ``pool_examples`` (see the module doc)."""
+    spec = AttackSpec.parse(spec)
+    try:
+        attack = get_attack(spec.name, task, **dict(spec.params))
+    except TypeError as err:  # an undeclared parameter
+        raise AttackSpecError(str(err)) from None
+    return attack.setup(AttackContext(task, pool_examples))
+
+
+def build_attacks(specs: Iterable | None, task: str, pool_examples: Sequence | None = None) -> list[Attack]:
+    return [build_attack(spec, task, pool_examples) for spec in specs or []]
+
+
+def attack_example(attack: Attack, example, seed: int, epoch: int = 0):
+    """``(attacked example, True)``, or ``(example, False)`` when the attack gives up."""
+    attacked = attack(example, example_rng(seed, epoch, example.id, attack.name))
+    return (example, False) if attacked is None else (attacked, True)
+
+
+@dataclass
+class AttackedSet:
+    """An attacked version of a set: the examples (clean where the attack gave up) and how many
+    it gave up on."""
+
+    examples: list
+    fallbacks: int = 0
+
+
+def attack_examples(attack: Attack, examples: Sequence, seed: int, epoch: int = 0, progress: bool = True) -> AttackedSet:
+    """``attack``'s version of ``examples`` (copies of ``epoch``, 0 for evaluation sets)."""
+    out, fallbacks = [], 0
+    items = _progress(examples, f"attack {attack.name}") if progress else examples
+    for ex in items:
+        attacked, ok = attack_example(attack, ex, seed, epoch)
+        out.append(attacked)
+        fallbacks += not ok
+    return AttackedSet(out, fallbacks)
+
+
+def _progress(examples: Sequence, desc: str):
+    from tqdm.auto import tqdm
+
+    return tqdm(examples, total=len(examples), desc=desc, leave=False, mininterval=1.0, disable=None)
