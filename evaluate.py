@@ -6,7 +6,7 @@ from omegaconf import DictConfig
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="eval")
 def main(cfg: DictConfig) -> None:
-    from robust_mrc.evaluating import evaluate
+    from robust_mrc.jobs.evaluate import evaluate
 
     evaluate(cfg)
 

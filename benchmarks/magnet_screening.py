@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hydra import compose, initialize_config_dir  # noqa: E402
 
-from robust_mrc.evaluating import evaluate  # noqa: E402
+from robust_mrc.jobs.evaluate import evaluate  # noqa: E402
 
 CONF = str(Path(__file__).resolve().parents[1] / "conf")
 

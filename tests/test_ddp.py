@@ -27,7 +27,7 @@ import pytorch_lightning as pl
 
 from robust_mrc.datamodules.datasets import example_digest
 from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler
-from robust_mrc.models import MODULES
+from robust_mrc.models.checkpoints import load_checkpoint
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.training import build_datamodule, train
 from tests.helpers import make_cfg
@@ -77,7 +77,7 @@ def test_ddp_metrics_equal_a_one_process_evaluation_of_the_same_checkpoint(ddp_r
     cfg = make_cfg(*RUN, f"output_dir={out}/single")
     datamodule = build_datamodule(cfg, load_tokenizer(cfg.model))
     datamodule.setup("fit")
-    module = MODULES["mc"].load_from_checkpoint(metrics["ckpt_path"], map_location="cpu", pretrained_weights=False)
+    module = load_checkpoint(metrics["ckpt_path"])
     module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
     trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False, enable_model_summary=False)
     single = {**trainer.validate(module, datamodule=datamodule, verbose=False)[0], **trainer.test(module, datamodule=datamodule, verbose=False)[0]}

@@ -11,10 +11,11 @@ import pytest
 
 from robust_mrc.data.examples import Answer, MCExample, SpanExample
 from robust_mrc.diagnostics import confidence as C
+from robust_mrc.metrics import confidence as K
 from robust_mrc.diagnostics import dpr as D
-from robust_mrc.diagnostics import ensemble as E
+from robust_mrc.diagnostics import votes as E
 from robust_mrc.diagnostics import error_analysis as A
-from robust_mrc.diagnostics import magnet as M
+from robust_mrc.diagnostics import interference as M
 from robust_mrc.diagnostics import report as R
 from robust_mrc.diagnostics._io import PNG_MAGIC
 
@@ -146,32 +147,32 @@ H_HALF_QUARTERS = 1.5 * math.log(2) / math.log(3)  # normalized entropy of (0.5,
 
 
 def test_span_confidence_uniform_onehot_and_hand_computed():
-    assert C.span_confidence([0.0] * 4, [3.0] * 4) == pytest.approx(0.0, abs=1e-12)
-    assert C.span_confidence([100.0, 0, 0, 0], [0, 0, 100.0, 0]) == pytest.approx(1.0, abs=1e-6)
+    assert K.span_confidence([0.0] * 4, [3.0] * 4) == pytest.approx(0.0, abs=1e-12)
+    assert K.span_confidence([100.0, 0, 0, 0], [0, 0, 100.0, 0]) == pytest.approx(1.0, abs=1e-6)
     start = np.log([0.5, 0.25, 0.25])
     end = [0.0, -INF, -INF]  # exactly one-hot inside the mask: entropy 0
-    assert C.span_confidence(start, end) == pytest.approx(1 - H_HALF_QUARTERS / 2, abs=1e-12)
-    assert C.normalized_entropy(start) == pytest.approx(H_HALF_QUARTERS, abs=1e-12)
+    assert K.span_confidence(start, end) == pytest.approx(1 - H_HALF_QUARTERS / 2, abs=1e-12)
+    assert K.normalized_entropy(start) == pytest.approx(H_HALF_QUARTERS, abs=1e-12)
 
 
 def test_span_confidence_mask_edges_and_batches():
     mask = [True, True, False, False]
     # only the two context tokens count: start uniform over them, end one-hot on one of them
-    assert C.span_confidence([0, 0, 5, 7], [50, -50, 9, 9], mask) == pytest.approx(0.5, abs=1e-12)
-    assert C.span_confidence([1.0, 2.0], [3.0, 0.0], [False, True]) == 1.0  # n == 1
-    assert C.span_confidence([1.0, 2.0], [3.0, 0.0], [False, False]) == 0.0  # n == 0
-    out = C.span_confidence([[0.0, 0.0], [100.0, 0.0]], [[0.0, 0.0], [100.0, 0.0]], [[True, True], [True, True]])
+    assert K.span_confidence([0, 0, 5, 7], [50, -50, 9, 9], mask) == pytest.approx(0.5, abs=1e-12)
+    assert K.span_confidence([1.0, 2.0], [3.0, 0.0], [False, True]) == 1.0  # n == 1
+    assert K.span_confidence([1.0, 2.0], [3.0, 0.0], [False, False]) == 0.0  # n == 0
+    out = K.span_confidence([[0.0, 0.0], [100.0, 0.0]], [[0.0, 0.0], [100.0, 0.0]], [[True, True], [True, True]])
     assert out.shape == (2,)
     np.testing.assert_allclose(out, [0.0, 1.0], atol=1e-6)
-    assert C.normalized_entropy([INF, INF, 0.0]) == pytest.approx(math.log(2) / math.log(3))
+    assert K.normalized_entropy([INF, INF, 0.0]) == pytest.approx(math.log(2) / math.log(3))
 
 
 def test_flat_rest_and_mc_confidence():
-    assert C.flat_rest_confidence(0.5, 1.0, 3) == pytest.approx(1 - H_HALF_QUARTERS / 2, abs=1e-12)
-    assert C.flat_rest_confidence(0.2, 0.2, 5) == pytest.approx(0.0, abs=1e-12)
-    assert C.flat_rest_confidence(0.3, 0.9, 1) == 1.0
-    assert C.mc_confidence([0.2, 0.5, 0.3]) == 0.5
-    np.testing.assert_allclose(C.mc_confidence([[0.1, 0.9], [0.6, 0.4]]), [0.9, 0.6])
+    assert K.flat_rest_confidence(0.5, 1.0, 3) == pytest.approx(1 - H_HALF_QUARTERS / 2, abs=1e-12)
+    assert K.flat_rest_confidence(0.2, 0.2, 5) == pytest.approx(0.0, abs=1e-12)
+    assert K.flat_rest_confidence(0.3, 0.9, 1) == 1.0
+    assert K.mc_confidence([0.2, 0.5, 0.3]) == 0.5
+    np.testing.assert_allclose(K.mc_confidence([[0.1, 0.9], [0.6, 0.4]]), [0.9, 0.6])
 
 
 CONF6 = [0.1, 0.2, 0.6, 0.7, 0.8, 1.0]

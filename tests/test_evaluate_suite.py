@@ -13,7 +13,7 @@ os.environ.setdefault("ROBUST_MRC_VECTORS", "wordnet")
 
 from robust_mrc.data.writers import write_examples  # noqa: E402
 from robust_mrc.data.sources import load_splits  # noqa: E402
-from robust_mrc.evaluating import evaluate  # noqa: E402
+from robust_mrc.jobs.evaluate import evaluate  # noqa: E402
 from robust_mrc.evaluation.predict import Predictor  # noqa: E402
 from robust_mrc.evaluation.suites import SuiteConfigError  # noqa: E402
 from robust_mrc.training import train  # noqa: E402
@@ -90,7 +90,7 @@ def test_second_evaluation_reuses_the_cache_and_gives_the_same_report(mc_ckpts, 
     def no_model(*a, **k):
         raise AssertionError("the model ran although every prediction is cached")
 
-    monkeypatch.setattr("robust_mrc.evaluating.build_trainer", no_model)
+    monkeypatch.setattr("robust_mrc.jobs.evaluate.build_trainer", no_model)
     _, second = run_eval(tmp_path, *args, name="second")
     r1, r2 = (json.loads((d / "report.json").read_text()) for d in (first, second))
     assert all(s["cached"] for name, s in r2["sets"].items() if name != "clean")

@@ -85,7 +85,7 @@ def slurm_log(run_dir: Path, job: str) -> str:
 
 
 def last_step(run_dir: Path) -> tuple[int, int]:
-    ckpt = torch.load(run_dir / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=False)
+    ckpt = torch.load(run_dir / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=True)
     return ckpt["epoch"], ckpt["global_step"]
 
 
@@ -134,7 +134,7 @@ def test_sigusr1_makes_lightning_save_and_requeue_and_the_job_resumes_mid_epoch(
     assert info["JobState"] == "COMPLETED" and info["Restarts"] == "1", log[-3000:]
     assert f"Requeued SLURM job: {job}" in log  # Lightning ran scontrol requeue itself
     hpc = run / "hpc_ckpt_1.ckpt"
-    saved_at = torch.load(hpc, map_location="cpu", weights_only=False)["global_step"]
+    saved_at = torch.load(hpc, map_location="cpu", weights_only=True)["global_step"]
     assert 0 < saved_at < LONG_STEPS
     assert f"Restoring states from the checkpoint path at {hpc}" in log  # ckpt_path=last picked the newer hpc checkpoint
     assert last_step(run) == (5, LONG_STEPS)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from robust_mrc.evaluating import CheckpointError, evaluate
+from robust_mrc.jobs.evaluate import CheckpointError, evaluate
 from robust_mrc.training import train
 from tests.helpers import make_cfg
 
@@ -71,10 +71,10 @@ def test_evaluate_refuses_the_wrong_task_and_bad_files(mc_run, tmp_path):
 
 def test_resume_continues_from_the_last_checkpoint(tmp_path):
     train(make_cfg(*QUICK, f"output_dir={tmp_path}"))
-    first = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
+    first = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=True)
     assert first["epoch"] == 0
     train(make_cfg(*QUICK, "trainer.max_epochs=2", "ckpt_path=last", f"output_dir={tmp_path}"))
-    second = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
+    second = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=True)
     assert second["global_step"] == 2 * first["global_step"]  # continued, not restarted
 
 

@@ -43,6 +43,19 @@ def approx_length(task_cfg: Mapping[str, Any], example) -> int:
     return span.approx_length(example)
 
 
+def prediction_loader(task_cfg: Mapping[str, Any], examples: Sequence, collator: Callable, batch_size: int, num_workers: int = 0,
+                      persistent: bool = False) -> DataLoader:
+    """Batches of ``examples`` for prediction, longest first: little padding, and memory errors
+    show on the first batch.
+
+    Under DDP Lightning replaces the sequential sampler by ``DistributedSampler(shuffle=False)``,
+    which pads the last round with repeated examples; predictions are merged by example id, so
+    each example counts once."""
+    ordered = sorted(examples, key=lambda ex: -approx_length(task_cfg, ex))
+    return DataLoader(ExampleDataset(ordered), batch_size=batch_size, collate_fn=collator, num_workers=num_workers,
+                      persistent_workers=persistent and num_workers > 0)
+
+
 class QADataModule(pl.LightningDataModule):
     def __init__(
         self,
@@ -198,13 +211,8 @@ class QADataModule(pl.LightningDataModule):
         return int(trainer.world_size), int(trainer.global_rank)
 
     def eval_loader(self, examples: Sequence) -> DataLoader:
-        """Longest first: little padding, and memory errors show on the first batch.
-
-        Under DDP Lightning replaces the sequential sampler by ``DistributedSampler(shuffle=False)``,
-        which pads the last round with repeated examples; the modules gather predictions by example
-        id (:func:`robust_mrc.models.base.gather_by_id`), so each example counts once."""
-        ordered = sorted(examples, key=lambda ex: -approx_length(self.task_cfg, ex))
-        return self._loader(ExampleDataset(ordered), self.eval_batch_size, None)
+        """See :func:`prediction_loader`."""
+        return prediction_loader(self.task_cfg, examples, self.collator, self.eval_batch_size, self.num_workers, persistent=True)
 
     def _eval_loaders(self, split: str):
         sets = self.eval_sets.get(split) or {"clean": self.splits[split]}

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from robust_mrc.diagnostics import confidence as conf_mod
+from robust_mrc.metrics.confidence import mc_confidence
 from robust_mrc.diagnostics import error_analysis as err_mod
 from robust_mrc.diagnostics.dpr import different_prediction_ratio
 from robust_mrc.diagnostics.report import record_correct
@@ -34,7 +35,7 @@ LENGTH_EDGES = {"answer": (1, 2, 3, 5, 10), "context": (50, 100, 200, 400, 800)}
 
 def _confidence(record: Mapping[str, Any], task: str) -> float:
     if task == "mc":
-        return float(conf_mod.mc_confidence(record["probs"]))
+        return float(mc_confidence(record["probs"]))
     return float(record.get("confidence", 0.0))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from robust_mrc.diagnostics.ensemble import mc_average, mc_majority, span_token_vote
+from robust_mrc.diagnostics.votes import mc_average, mc_majority, span_token_vote
 
 METHODS = {"mc": ("average", "vote"), "span": ("token_vote",)}
 

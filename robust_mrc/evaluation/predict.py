@@ -1,6 +1,7 @@
-"""Prediction records of one checkpoint on named sets, cached by (checkpoint, set, preprocessing).
+"""Prediction records of one checkpoint on named sets, from Lightning's predict loop, cached by
+(checkpoint, set, preprocessing).
 
-A record is what the task module's ``predict_records`` gives per example id: for multiple choice
+A record is what the task module's ``predict_step`` gives per example id: for multiple choice
 ``{"pred", "label", "probs", "scores"}``, for span QA ``{"pred", "score", "golds", "confidence"}``.
 """
 
@@ -16,16 +17,26 @@ log = logging.getLogger(__name__)
 
 
 class Predictor:
-    """Runs one loaded module over sets; ``records(...)`` reuses cached predictions."""
+    """Runs one loaded module over sets with ``trainer.predict``; ``records(...)`` reuses cached
+    predictions. ``loader_for(examples)`` gives the collated DataLoader of a set."""
 
-    def __init__(self, module, ckpt_path: str | Path, make_trainer: Callable[[], Any], datamodule, cache: DiskCache):
+    def __init__(self, module, ckpt_path: str | Path, make_trainer: Callable[[], Any], loader_for: Callable, cache: DiskCache):
         self.module = module
         self.ckpt_path = str(ckpt_path)
         self.make_trainer = make_trainer
-        self.datamodule = datamodule
+        self.loader_for = loader_for
         self.cache = cache
-        task_cfg = dict(module.task_cfg)
-        self.key = fingerprint("predictions", checkpoint_key(ckpt_path), task_cfg)
+        self.key = fingerprint("predictions", checkpoint_key(ckpt_path), dict(module.task_cfg))
+
+    def predict(self, examples: Sequence) -> dict[str, dict]:
+        """Records of ``examples`` (no cache)."""
+        if not examples:
+            return {}
+        batches = self.make_trainer().predict(self.module, dataloaders=self.loader_for(list(examples)), return_predictions=True)
+        records: dict[str, dict] = {}
+        for part in batches or []:
+            self.module.merge_records(records, part)
+        return records
 
     def records(self, name: str, examples: Sequence, set_fingerprint: str) -> dict[str, dict]:
         key = fingerprint(self.key, set_fingerprint)
@@ -33,11 +44,7 @@ class Predictor:
         if cached is not None and len(cached) == len({ex.id for ex in examples}):
             log.info("set %s: predictions of %s from the cache", name, Path(self.ckpt_path).name)
             return cached
-        if not examples:
-            return {}
-        self.module.eval_set_names = {"test": [name]}
-        trainer = self.make_trainer()
-        trainer.test(self.module, dataloaders=self.datamodule.eval_loader(list(examples)), verbose=False)
-        records = dict(self.module.last_predictions.get(name, {}))
-        self.cache.save_json("predictions", key, records)
+        records = self.predict(examples)
+        if records:
+            self.cache.save_json("predictions", key, records)
         return records

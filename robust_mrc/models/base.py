@@ -1,9 +1,12 @@
 """What both task modules share: the backbone, the optimizer, predictions gathered by example id.
 
-Evaluation metrics are computed from a dict ``{example id: prediction record}`` gathered from
-every rank at the end of the epoch, so they are right in Lightning's sanity check, with
-``limit_val_batches``, and under DDP (a padded distributed sampler repeats examples; by id they
-count once).
+A module turns a batch into prediction records ``{example id: record}`` (:meth:`QAModule.predict_records`).
+Lightning's predict loop returns them (:meth:`QAModule.predict_step`: what evaluation uses);
+validation and test during training collect them per set, merged by id
+(:meth:`QAModule.merge_records`: a span example's windows may come in several batches), gathered
+from every rank at the end of the epoch, and compute their metrics from them, so the metrics are
+right in Lightning's sanity check, with ``limit_val_batches``, and under DDP (a padded distributed
+sampler repeats examples; by id they count once).
 """
 
 from __future__ import annotations
@@ -59,8 +62,19 @@ class QAModule(pl.LightningModule):
     def metrics_of(self, records: dict[str, dict]) -> dict[str, float]:  # pragma: no cover
         raise NotImplementedError
 
+    @staticmethod
+    def merge_records(into: dict[str, dict], new: dict[str, dict]) -> dict[str, dict]:
+        """Add the records of one batch to ``into`` (an id seen twice keeps the later record;
+        the span module merges the windows of one example instead)."""
+        into.update(new)
+        return into
+
+    def predict_step(self, batch: dict, batch_idx: int = 0, dataloader_idx: int = 0) -> dict[str, dict]:
+        """The prediction records of a batch: what ``trainer.predict`` returns per batch."""
+        return self.predict_records(batch)
+
     def _eval_step(self, stage: str, batch: dict, dataloader_idx: int) -> None:
-        self._records.setdefault((stage, dataloader_idx), {}).update(self.predict_records(batch))
+        self.merge_records(self._records.setdefault((stage, dataloader_idx), {}), self.predict_records(batch))
 
     def validation_step(self, batch, batch_idx, dataloader_idx: int = 0):
         self._eval_step("val", batch, dataloader_idx)

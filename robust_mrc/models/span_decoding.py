@@ -44,7 +44,7 @@ def best_answers(
 def window_confidence(start_logits: torch.Tensor, end_logits: torch.Tensor, offsets: list) -> float:
     """Seed 004's confidence of one window: ``1 - (H_n(start) + H_n(end)) / 2``, the entropies of
     the start and end distributions over the window's context tokens, normalized by ``log n``."""
-    from robust_mrc.diagnostics.confidence import span_confidence
+    from robust_mrc.metrics.confidence import span_confidence
 
     mask = torch.tensor([o is not None for o in offsets] + [False] * (start_logits.shape[-1] - len(offsets)))
     return float(span_confidence(start_logits.detach().float().cpu().numpy(), end_logits.detach().float().cpu().numpy(), mask.numpy()))

@@ -52,6 +52,55 @@ def set_entry(metrics: dict[str, float], records: Mapping, clean_records: Mappin
     return entry
 
 
+def build_report(*, task: str, suite: str, split: str, data: str | None, primary: str, seed: int,
+                 sets: Mapping[str, Any], predictions: Mapping[str, Mapping[str, dict]],
+                 checkpoints: Mapping[str, Any], metrics_of) -> dict[str, Any]:
+    """The report of one evaluation: per set its provenance, per model and set the metrics, the
+    drop and the flip against clean, and per model the attack average.
+
+    ``sets``: name -> built set (``.examples``, ``.spec``, ``.fingerprint``, ``.cached``,
+    ``.fallbacks``); ``predictions``: model -> set -> records; ``checkpoints``: model -> path(s);
+    ``metrics_of``: records -> metrics (the task module's)."""
+    report: dict[str, Any] = {
+        "task": task, "suite": suite, "split": split, "data": data,
+        "primary": primary, "seed": seed, "models": {}, "sets": {}, "notes": [],
+    }
+    for s in sets.values():
+        report["sets"][s.name] = {
+            "n": len(s.examples), "source": s.spec.file or s.spec.attack or CLEAN, "fingerprint": s.fingerprint,
+            "cached": s.cached, "unchanged": s.fallbacks,
+        }
+    for model, per_set in predictions.items():
+        entry: dict[str, Any] = {"ckpt": checkpoints[model], "sets": {}}
+        clean_records = per_set.get(CLEAN)
+        clean_metrics = metrics_of(clean_records) if clean_records else None
+        for set_name, records in per_set.items():
+            if not records:
+                continue
+            paired = set_name != CLEAN and clean_records is not None
+            entry["sets"][set_name] = set_entry(
+                metrics_of(records), records, clean_records if paired else None, clean_metrics if paired else None, primary, task
+            )
+        entry.update(model_summary(entry["sets"], primary))
+        report["models"][model] = entry
+    return report
+
+
+def headline_metrics(report: Mapping[str, Any], model: str) -> dict[str, float]:
+    """``metrics.json`` of an evaluation: ``<split>/<metric>`` for the clean set and
+    ``<split>/<set>/<metric>`` (and drop, flip) for the others, of ``model``."""
+    split = report["split"]
+    metrics: dict[str, float] = {}
+    for set_name, m in report["models"][model]["sets"].items():
+        prefix = f"{split}/" if set_name == CLEAN else f"{split}/{set_name}/"
+        for key in ("acc", "em", "f1", "n", "drop", "flip"):
+            if key in m:
+                metrics[prefix + key] = float(m[key])
+    if "attack_avg" in report["models"][model]:
+        metrics[f"{split}/attack_avg"] = float(report["models"][model]["attack_avg"])
+    return metrics
+
+
 def report_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Flat rows (model, set, n, metrics..., drop, flip) in model then suite order."""
     rows = []

@@ -1,0 +1,138 @@
+"""Model-in-the-loop adversaries: attacks that ask a model about candidates and keep the worst.
+
+An attack that can use a model defines :meth:`search`, a generator: it yields a list of candidate
+examples, receives the model's :class:`Prediction` of each, may yield again (AddAny's coordinate
+steps), and finally returns the chosen example (or ``None``: nothing to attack). It never calls the
+model itself: :func:`run_search` drives many examples' searches in lockstep and scores the
+candidates of all of them together, in batches, with a :class:`Scorer` (built from a checkpoint by
+``robust_mrc.models.scoring``), so the chosen examples are the same whatever the batch size.
+
+    >>> result = run_search(attack, examples, scorer, seed=0)   # AttackedSet + query statistics
+
+Randomness only from the example's ``rng`` (:func:`~robust_mrc.attacks.base.example_rng`), as for
+every attack.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Generator, Protocol, Sequence
+
+from robust_mrc.attacks.apply import AttackedSet
+from robust_mrc.attacks.base import Attack, example_rng
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the model says about one example.
+
+    Span QA: ``nbest`` = ``((answer text, probability), ...)``, best first, the probabilities a
+    softmax over the n-best span scores (start + end logits) of the example's windows. Multiple
+    choice: ``probs`` over the options."""
+
+    nbest: tuple[tuple[str, float], ...] = ()
+    probs: tuple[float, ...] = ()
+
+    @property
+    def answer(self) -> str:
+        return self.nbest[0][0] if self.nbest else ""
+
+    @property
+    def choice(self) -> int:
+        return max(range(len(self.probs)), key=self.probs.__getitem__) if self.probs else -1
+
+
+class Scorer(Protocol):
+    """Predictions of one model for a list of examples (in order); ``key`` names the model for
+    caches (the checkpoint's identity)."""
+
+    key: str
+
+    def predict(self, examples: Sequence) -> list[Prediction]: ...
+
+
+Search = Generator[list, list[Prediction], Any]
+
+
+def searches(attack: Attack) -> bool:
+    """Whether ``attack`` can use a model (defines :meth:`search`)."""
+    return callable(getattr(attack, "search", None))
+
+
+@dataclass
+class SearchStats:
+    """Model queries (candidates scored) and the time spent; ``rounds``: scorer calls."""
+
+    queries: int = 0
+    rounds: int = 0
+    seconds: float = 0.0
+    per_example: list[int] = field(default_factory=list)
+
+    @property
+    def queries_per_second(self) -> float:
+        return self.queries / self.seconds if self.seconds > 0 else 0.0
+
+
+def run_search(attack: Attack, examples: Sequence, scorer: Scorer, seed: int, epoch: int = 0,
+               lockstep: int = 64, progress: bool = True) -> tuple[AttackedSet, SearchStats]:
+    """``attack``'s model-chosen version of ``examples``; where its search gives up, the clean
+    example stays (a fallback).
+
+    ``lockstep`` searches run together: the candidates all of them ask for in one step are scored
+    in one :meth:`Scorer.predict` call (which batches them for the model)."""
+    if not searches(attack):
+        raise TypeError(f"attack {attack.name!r} has no model-in-the-loop search")
+    stats = SearchStats(per_example=[0] * len(examples))
+    out: list = list(examples)
+    fallbacks = 0
+    bar = _bar(len(examples), f"search {attack.name}") if progress else None
+    for start in range(0, len(examples), max(1, lockstep)):
+        group = range(start, min(start + max(1, lockstep), len(examples)))
+        gens: dict[int, Search] = {i: attack.search(examples[i], example_rng(seed, epoch, examples[i].id, attack.name)) for i in group}
+        pending: dict[int, list] = {}
+        for i in list(gens):
+            _advance(gens, pending, out, i, None)
+        while pending:
+            order = sorted(pending)
+            flat = [cand for i in order for cand in pending[i]]
+            t = time.perf_counter()
+            preds = scorer.predict(flat)
+            stats.seconds += time.perf_counter() - t
+            stats.queries += len(flat)
+            stats.rounds += 1
+            pos = 0
+            asked, pending = {i: pending[i] for i in order}, {}
+            for i in order:
+                n = len(asked[i])
+                stats.per_example[i] += n
+                _advance(gens, pending, out, i, preds[pos : pos + n])
+                pos += n
+        for i in group:
+            if out[i] is None:
+                out[i] = examples[i]
+                fallbacks += 1
+        if bar is not None:
+            bar.update(len(group))
+    if bar is not None:
+        bar.close()
+    return AttackedSet(out, fallbacks), stats
+
+
+def _advance(gens: dict, pending: dict, out: list, i: int, answer) -> None:
+    """Step search ``i``: the candidates it asks for next go to ``pending``; its result to ``out``."""
+    try:
+        request = gens[i].send(answer) if answer is not None else next(gens[i])
+    except StopIteration as stop:
+        out[i] = stop.value
+        del gens[i]
+        return
+    if not request:
+        raise ValueError("a search yielded no candidates; it must return instead")
+    pending[i] = list(request)
+
+
+def _bar(total: int, desc: str):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, leave=False, mininterval=1.0, disable=None)

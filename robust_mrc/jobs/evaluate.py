@@ -1,0 +1,179 @@
+"""``evaluate(cfg)``: checkpoints x a suite of test sets -> metrics, predictions, a robustness report.
+
+    evaluate.py ckpt_path=... [data=...] [split=test] [suite=advrace|squad|clean]
+    evaluate.py 'ensemble=[a,b,c]' suite=advrace
+
+Steps (one function each below): load the checkpoints (weights only, no code run from them); load
+the split; build the suite's sets (attacked sets come from the disk cache when an earlier run made
+them); predict every set with every checkpoint through Lightning's predict loop (predictions are
+cached too, so an interrupted evaluation resumes where it stopped); combine an ensemble; build the
+report (``robust_mrc.reports.robustness``) and run the diagnostics; write ``report.json|csv|md``,
+``robustness.png``, ``metrics.json``, ``predictions/`` and print the table.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytorch_lightning as pl
+from omegaconf import DictConfig, OmegaConf
+
+from robust_mrc.data.sources import load_splits
+from robust_mrc.datamodules.qa import make_collator, prediction_loader
+from robust_mrc.evaluation.cache import DiskCache
+from robust_mrc.evaluation.diagnose import run_diagnostics
+from robust_mrc.evaluation.ensemble import combine_records
+from robust_mrc.evaluation.predict import Predictor
+from robust_mrc.evaluation.suites import CLEAN, EvalSet, build_sets, suite_specs
+from robust_mrc.models.backbone import load_tokenizer
+from robust_mrc.models.checkpoints import CheckpointError, load_checkpoint
+from robust_mrc.reports.robustness import build_report, headline_metrics, report_rows, write_report
+from robust_mrc.reports.tables import format_table
+from robust_mrc.runtime import atomic_write_json, atomic_write_text, build_trainer, run_dir
+
+log = logging.getLogger(__name__)
+
+__all__ = ["CheckpointError", "evaluate", "model_names"]
+
+
+def evaluate(cfg: DictConfig) -> dict[str, Any]:
+    """Evaluate the checkpoint(s) on ``cfg.data``'s ``cfg.split`` under ``cfg.suite``; write the report."""
+    pl.seed_everything(int(cfg.seed), workers=True)
+    out = run_dir(cfg)
+    paths = checkpoint_paths(cfg)
+    modules = [load_checkpoint(p, expected_task=cfg.task.name, trust_remote_code=bool(cfg.get("trust_remote_code", False))) for p in paths]
+    task = modules[0].task
+    splits, split = load_split(cfg, task)
+    cache = DiskCache(cfg.get("cache_dir"))
+    suite_cfg = OmegaConf.to_container(cfg.suite, resolve=True) if cfg.get("suite") is not None else {}
+    pool = splits.get("train") or splits[split]
+    sets = build_sets(suite_specs(suite_cfg, task), splits[split], task, seed=int(cfg.seed), cache=cache,
+                      pool_examples=pool, strict=bool(cfg.data.get("strict", True)))
+
+    names = model_names(paths)
+    predictors = [make_predictor(cfg, module, path, cache, out) for module, path in zip(modules, paths)]
+    predictions = {name: predict_sets(predictor, sets) for name, predictor in zip(names, predictors)}
+    screening = None
+    if (cfg.get("magnet_screen") or {}).get("enabled"):
+        screening = magnet_screening(cfg, task, splits[split], pool, predictors, names, predictions, sets, cache, out)
+    if len(modules) > 1:
+        method = str(cfg.get("ensemble_method") or ("average" if task == "mc" else "token_vote"))
+        predictions["ensemble"] = {s: combine_records([predictions[n][s] for n in names], task, method) for s in sets}
+
+    report = build_report(
+        task=task, suite=suite_cfg.get("name", "clean"), split=split, data=cfg.data.get("name"),
+        primary=modules[0].primary_metric, seed=int(cfg.seed), sets=sets, predictions=predictions,
+        checkpoints={**dict(zip(names, paths)), "ensemble": list(paths)}, metrics_of=modules[0].metrics_of,
+    )
+    report["diagnostics"] = run_diagnostics(cfg, report, sets, predictions, modules, names, out)
+    if screening is not None:
+        report["diagnostics"]["magnet_screen"] = screening
+    return write_outputs(cfg, report, predictions, names, paths, out)
+
+
+def checkpoint_paths(cfg: DictConfig) -> list[str]:
+    members = list(cfg.get("ensemble") or [])
+    if members:
+        if len(members) < 2:
+            raise CheckpointError("ensemble=[...] needs at least two checkpoints")
+        return [str(m) for m in members]
+    if not cfg.get("ckpt_path"):
+        raise CheckpointError("give ckpt_path=path/to/best.ckpt (or ensemble=[a.ckpt,b.ckpt,...])")
+    return [str(cfg.ckpt_path)]
+
+
+def model_names(paths: list[str]) -> list[str]:
+    """Readable unique names: ``<run dir>/<stem>`` for ``.../checkpoints/best.ckpt``, else the stem."""
+    names = []
+    for p in paths:
+        path = Path(p)
+        name = f"{path.parent.parent.name}/{path.stem}" if path.parent.name == "checkpoints" else path.stem
+        base, k = name, 2
+        while name in names:
+            name, k = f"{base}#{k}", k + 1
+        names.append(name)
+    return names
+
+
+def load_split(cfg: DictConfig, task: str) -> tuple[dict[str, list], str]:
+    split = cfg.get("split", "test")
+    splits = load_splits(cfg.data, task, seed=int(cfg.seed))
+    if split not in splits or not splits[split]:
+        available = [k for k, v in splits.items() if v]
+        raise ValueError(f"data={cfg.data.get('name')} has no {split!r} split; available: {available}")
+    return splits, split
+
+
+def make_predictor(cfg: DictConfig, module, path: str, cache: DiskCache, out: Path) -> Predictor:
+    """A predictor with the checkpoint's preprocessing (inputs, max length) but this data's metric."""
+    task_cfg = dict(module.task_cfg)
+    if module.task == "span":
+        task_cfg["metric"] = cfg.task.get("metric", task_cfg.get("metric"))
+    module.task_cfg = task_cfg
+    collator = make_collator(task_cfg, load_tokenizer(module.model_cfg))
+
+    def loader_for(examples):
+        return prediction_loader(task_cfg, examples, collator, int(cfg.eval_batch_size), int(cfg.num_workers))
+
+    return Predictor(module, path, lambda: build_trainer(cfg, out), loader_for, cache)
+
+
+def predict_sets(predictor: Predictor, sets: dict[str, EvalSet]) -> dict[str, dict]:
+    return {s.name: predictor.records(s.name, s.examples, s.fingerprint) for s in sets.values()}
+
+
+def write_outputs(cfg: DictConfig, report: dict, predictions: dict, names: list[str], paths: list[str], out: Path) -> dict[str, Any]:
+    """Predictions, the report files, ``metrics.json`` / ``metrics.md``, W&B; prints the table."""
+    for model, per_set in predictions.items():
+        for set_name, records in per_set.items():
+            atomic_write_json(out / "predictions" / model.replace("/", "__") / f"{set_name}.json", records)
+    first = names[0] if len(names) == 1 else "ensemble"
+    atomic_write_json(out / "predictions.json", predictions[first][CLEAN])
+    files = write_report(report, out)
+    if cfg.get("wandb"):
+        from robust_mrc.tracking import log_evaluation
+
+        images = [files["png"], *sorted(out.glob("reliability_*.png")), out / "magnet_scores.png"]
+        log_evaluation(cfg, report, report_rows(report), images, out)
+    metrics: dict[str, Any] = headline_metrics(report, first)
+    metrics["ckpt_path"] = paths[0] if len(paths) == 1 else list(paths)
+    atomic_write_json(out / "metrics.json", metrics)
+    table = format_table(report_rows(report))
+    listing = format_table([{"metric": k, "value": v} for k, v in metrics.items() if isinstance(v, float)])
+    atomic_write_text(
+        out / "metrics.md", f"# {cfg.data.get('name')} / {report['split']}\n\ncheckpoint(s): `{', '.join(paths)}`\n\n{table}\n{listing}"
+    )
+    print(table)
+    metrics["run_dir"] = str(out)
+    metrics["report"] = {k: str(v) for k, v in files.items()}
+    log.info("evaluation written to %s", out)
+    return metrics
+
+
+def magnet_screening(cfg, task, clean, pool_examples, predictors, names, predictions, sets, cache, out) -> dict:
+    """Seed 002 screening with the first checkpoint; optionally a ``magnet_top`` set drawn from
+    the top-ranked options, predicted by every checkpoint."""
+    from robust_mrc.attacks.pools import OptionPool
+    from robust_mrc.evaluation.magnet_screening import pool_of, screen
+    from robust_mrc.evaluation.suites import SetSpec
+
+    ms = cfg.magnet_screen
+    if task != "mc":
+        raise ValueError("magnet_screen.enabled=true needs a multiple-choice checkpoint (task=mc)")
+    questions = list(clean[: int(ms.questions)])
+    pool = pool_of(ms.get("pool"), pool_examples)
+    if ms.get("max_pool"):  # a new pool: file pools are shared through resolve_pool's cache
+        pool = OptionPool(pool.entries[: int(ms.max_pool)])
+    if not pool.entries:
+        raise ValueError("magnet_screen: the option pool is empty")
+    info = screen(predictors[0], questions, predictions[names[0]][CLEAN], pool, out, int(ms.top))
+    info["model"] = names[0]
+    if ms.get("attack_top", True):
+        spec = SetSpec("magnet_top", attack="magnet", params={"pool": str(out / "magnet_pool.txt")})
+        built = build_sets([spec], clean, task, seed=int(cfg.seed), cache=cache, pool_examples=pool_examples)
+        sets["magnet_top"] = built["magnet_top"]
+        for name, predictor in zip(names, predictors):
+            predictions[name]["magnet_top"] = predictor.records("magnet_top", sets["magnet_top"].examples, sets["magnet_top"].fingerprint)
+    return info

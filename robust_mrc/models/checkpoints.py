@@ -1,0 +1,96 @@
+"""Loading a robust-mrc checkpoint for evaluation without running any code from it.
+
+* The file is read with ``torch.load(weights_only=True)``: a pickle that would construct arbitrary
+  Python objects (and so could run code) is refused with :class:`CheckpointError`.
+* Of its saved hyper-parameters only an allow-list of settings is used (:data:`MODEL_KEYS`,
+  :data:`TASK_KEYS`); HF config overrides must be plain values of attributes the architecture's
+  config already has (checked in :func:`robust_mrc.models.backbone.load_backbone`). Whether remote
+  code may run (``trust_remote_code``) is never read from a checkpoint: only the caller, i.e. the
+  user's own command line, can allow it.
+* The module is built from those settings (architecture only, no weight download) and the
+  checkpoint's ``state_dict`` is loaded into it strictly.
+"""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any, Mapping
+
+import torch
+
+from robust_mrc.models import MODULES
+
+# what a checkpoint may say about its model and its preprocessing
+MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "config")
+TASK_KEYS = ("name", "inputs", "max_length", "doc_stride", "n_best", "max_answer_length", "metric", "max_windows")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be evaluated as asked."""
+
+
+def _allowed(settings: Any, keys: tuple[str, ...], what: str, path: Path) -> dict:
+    if not isinstance(settings, Mapping):
+        raise CheckpointError(f"ckpt_path={path}: not a robust-mrc checkpoint (its {what} settings are missing)")
+    refused = sorted(k for k in settings if k not in keys and k != "optim")
+    if refused:
+        raise CheckpointError(
+            f"ckpt_path={path}: its {what} settings hold key(s) {refused} that robust-mrc never takes from a "
+            f"checkpoint (allowed: {', '.join(keys)}); trust_remote_code can only come from your command line"
+        )
+    return {k: settings[k] for k in keys if k in settings}
+
+
+def read_checkpoint(path: str | Path) -> dict:
+    """The checkpoint's contents, loaded with ``weights_only=True`` (tensors and plain containers)."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"ckpt_path={path}: no such checkpoint file")
+    try:
+        content = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise CheckpointError(
+            f"ckpt_path={path}: refused: it holds Python objects that only a full unpickling could build, "
+            f"which can run code ({first[:200]}). robust-mrc loads checkpoints with weights_only=True; "
+            "re-save the weights from a trusted source"
+        ) from None
+    except Exception as err:  # not a torch file at all (text, truncated zip, ...)
+        raise CheckpointError(f"ckpt_path={path}: not a readable checkpoint ({type(err).__name__}: {str(err)[:200]})") from None
+    if not isinstance(content, dict) or not isinstance(content.get("state_dict"), Mapping):
+        raise CheckpointError(f"ckpt_path={path}: not a Lightning checkpoint (no state_dict)")
+    return content
+
+
+def load_checkpoint(path: str | Path, *, expected_task: str | None = None, trust_remote_code: bool = False):
+    """The evaluation-mode Lightning module of a robust-mrc checkpoint (see the module doc).
+
+    ``expected_task`` (``mc`` / ``span``): a checkpoint of the other task is refused with a message
+    saying which ``task=`` to use."""
+    path = Path(path)
+    content = read_checkpoint(path)
+    hparams = content.get("hyper_parameters") or {}
+    task_cfg = _allowed(hparams.get("task_cfg"), TASK_KEYS, "task", path)
+    task = task_cfg.get("name")
+    if task not in MODULES:
+        raise CheckpointError(f"ckpt_path={path}: not a robust-mrc checkpoint (no task in its hyper-parameters)")
+    if expected_task is not None and task != expected_task:
+        raise CheckpointError(f"ckpt_path={path} is a {task!r} model but task={expected_task}: add task={task}")
+    saved_model = dict(hparams.get("model_cfg") or {}) if isinstance(hparams.get("model_cfg"), Mapping) else hparams.get("model_cfg")
+    if isinstance(saved_model, dict) and saved_model.pop("trust_remote_code", False) and not trust_remote_code:
+        raise CheckpointError(
+            f"ckpt_path={path}: its model settings ask to run remote code (trust_remote_code); robust-mrc takes that "
+            "only from your command line: add trust_remote_code=true if you trust the code its model directory holds"
+        )
+    model_cfg = _allowed(saved_model, MODEL_KEYS, "model", path)
+    if not model_cfg.get("pretrained"):
+        raise CheckpointError(f"ckpt_path={path}: its model settings name no architecture (model_cfg.pretrained)")
+    model_cfg["trust_remote_code"] = bool(trust_remote_code)
+    module = MODULES[task](model_cfg, task_cfg, pretrained_weights=False)
+    try:
+        module.load_state_dict(content["state_dict"], strict=True)
+    except RuntimeError as err:
+        raise CheckpointError(f"ckpt_path={path}: its weights do not fit the architecture it names ({str(err).splitlines()[0]})") from None
+    module.eval()
+    return module
