@@ -133,9 +133,16 @@ def test_dpr_same_ids_ints_and_chinese():
     out = D.different_prediction_ratio({"a": 1, "b": 2}, {"a": 1, "b": 3, "c": 0}, normalize="mc")
     assert (out["dpr"], out["n"], out["changed_ids"], out["n_missing"]) == (0.5, 2, ["b"], 0)
     assert D.different_prediction_ratio({"a": np.int64(2)}, {"a": 2})["dpr"] == 0.0
-    zh = D.different_prediction_ratio({"q": "北京。", "r": "上海"}, {"q": "北 京", "r": "北京"})
-    assert (zh["dpr"], zh["changed_ids"]) == (0.5, ["r"])
-    assert D.different_prediction_ratio({"q": "北京。"}, {"q": "北 京"}, normalize="dureader")["dpr"] == 0.0
+    # Chinese answers are compared as DuReader_robust's official scorer compares them (issue 16):
+    # "。" is removed, a space is not, so "北京。" equals "北京" but not "北 京" (official EM 0;
+    # the earlier looser normalization dropped all spaces and punctuation).
+    zh = D.different_prediction_ratio({"q": "北京。", "r": "上海", "s": "北京"}, {"q": "北京", "r": "北京", "s": "北 京"})
+    assert (zh["dpr"], zh["changed_ids"]) == (2 / 3, ["r", "s"])
+    assert D.different_prediction_ratio({"q": "北京。"}, {"q": "北 京"}, normalize="dureader")["dpr"] == 1.0
+    assert D.different_prediction_ratio({"q": "北京。"}, {"q": "北京，"}, normalize="dureader")["dpr"] == 0.0
+    # a metric name picks that scorer's normalization: ASCII "!" counts for dureader, not for squad
+    assert D.different_prediction_ratio({"q": "北京!"}, {"q": "北京"}, normalize="dureader")["dpr"] == 1.0
+    assert D.different_prediction_ratio({"q": "Paris!"}, {"q": "paris"}, normalize="squad_v2")["dpr"] == 0.0
     assert D.different_prediction_ratio({}, {"x": 1})["dpr"] == 0.0
     with pytest.raises(ValueError):
         D.different_prediction_ratio({}, {}, normalize="klingon")
@@ -371,3 +378,28 @@ def test_relative_drop_and_flip_rate():
     assert R.flip_rate({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 0, "d": 1}) == 0.5
     assert R.flip_rate({"a": "The Cat"}, {"a": "cat"}) == 0.0
     assert R.flip_rate({"a": "x"}, {"b": "x"}) == 0.0
+
+
+def test_record_correct_uses_the_task_scorer():
+    mc = {"pred": 2, "label": 2}
+    assert R.record_correct(mc) is True and R.record_correct({"pred": 1, "label": 2}) is False
+    assert R.record_correct({"pred": "x"}) is None
+    # SQuAD (default squad_v1): article and ASCII punctuation do not count
+    assert R.record_correct({"pred": "the Denver Broncos!", "golds": ["Denver Broncos"]}) is True
+    assert R.record_correct({"pred": "Denver", "golds": ["Denver Broncos"]}) is False
+    # no gold answer: "" is right under SQuAD (v1 and v2 read [] as [""]) ...
+    assert R.record_correct({"pred": "", "golds": []}) is True
+    assert R.record_correct({"pred": "", "golds": []}, metric="squad_v2") is True
+    # ... v2.0 drops golds that normalize to nothing: "," against ["."] is right (gold -> [""])
+    assert R.record_correct({"pred": ",", "golds": ["."]}, metric="squad_v2") is True
+    # DuReader: only the official punctuation list goes, spaces and ASCII "!" stay (the SQuAD
+    # normalization used before issue 16 called both of these right)
+    zh = {"pred": "北京。", "golds": ["北京"]}
+    assert R.record_correct(zh, metric="dureader") is True
+    assert R.record_correct({"pred": "北 京", "golds": ["北京"]}, metric="dureader") is False
+    assert R.record_correct({"pred": "北京!", "golds": ["北京"]}, metric="dureader") is False
+    assert R.record_correct({"pred": "北京!", "golds": ["北京"]}) is True  # squad_v1 drops "!"
+    # the official DuReader script finds no match without golds
+    assert R.record_correct({"pred": "", "golds": []}, metric="dureader") is False
+    with pytest.raises(ValueError, match="unknown span metric 'bleu'"):
+        R.record_correct({"pred": "", "golds": []}, metric="bleu")

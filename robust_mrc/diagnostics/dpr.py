@@ -4,10 +4,13 @@
 paraphrased question) pairs on which a model's answers differ. Answers are compared after the
 task's normalization, so that answers the metric would score the same do not count as different:
 
-* ``"squad"`` -- :func:`robust_mrc.metrics.squad.normalize_answer` (English span answers: lower
-  case, no punctuation, no a/an/the, white space collapsed);
-* ``"dureader"`` (alias ``"zh"``) -- :func:`robust_mrc.metrics.dureader.normalize_zh` (Chinese:
-  lower case, no white space, no punctuation);
+* a span metric name -- the normalization that metric's exact match compares
+  (:func:`robust_mrc.metrics.answer_key`), so two answers are "the same" exactly when the task's
+  scorer cannot tell them apart: ``"squad"`` / ``"squad_v1"`` / ``"squad_v2"`` (alias ``"en"``):
+  :func:`robust_mrc.metrics.squad.normalize_answer` (lower case, no ASCII punctuation, no
+  a/an/the, white space collapsed); ``"dureader"`` (alias ``"zh"``):
+  :func:`robust_mrc.metrics.dureader.normalize_dureader` (the official DuReader_robust rule: lower
+  case, only the script's own punctuation list removed; spaces and ASCII ``.!?`` stay);
 * ``"mc"`` (alias ``"int"``) -- ``int(answer)`` (option indices);
 * ``"auto"`` (default) -- ints (and numpy integers) as ints; strings with a CJK character on either
   side of a pair with ``"dureader"``, other strings with ``"squad"``;
@@ -27,16 +30,18 @@ __all__ = ["different_prediction_ratio", "get_normalizer"]
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
-def _squad(x: Any) -> str:
-    from robust_mrc.metrics.squad import normalize_answer
+def _metric_key(metric: str) -> Callable[[Any], str]:
+    def key(x: Any) -> str:
+        from robust_mrc.metrics import answer_key
 
-    return normalize_answer(str(x))
+        return answer_key(metric)(str(x))
+
+    key.__name__ = f"{metric}_key"
+    return key
 
 
-def _zh(x: Any) -> str:
-    from robust_mrc.metrics.dureader import normalize_zh
-
-    return normalize_zh(str(x))
+_squad = _metric_key("squad_v1")
+_zh = _metric_key("dureader")
 
 
 def _as_int(x: Any) -> int:
@@ -50,7 +55,10 @@ def get_normalizer(normalize: str | Callable[[Any], Hashable] | None) -> Callabl
         return None
     if callable(normalize):
         return normalize
-    table = {"squad": _squad, "en": _squad, "dureader": _zh, "zh": _zh, "mc": _as_int, "int": _as_int}
+    table = {
+        "squad": _squad, "squad_v1": _squad, "squad_v2": _squad, "en": _squad,
+        "dureader": _zh, "zh": _zh, "mc": _as_int, "int": _as_int,
+    }
     if normalize not in table:
         raise ValueError(f"normalize={normalize!r}: expected one of {sorted(table)}, 'auto', None or a callable")
     return table[normalize]

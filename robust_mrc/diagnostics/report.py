@@ -28,15 +28,16 @@ def flip_rate(
     return different_prediction_ratio(clean_preds, attacked_preds, None, normalize)["dpr"]
 
 
-def record_correct(record: Mapping[str, Any]) -> bool | None:
-    """Whether a module's prediction record is right: multiple choice ``pred == label``; span QA the
-    SQuAD-normalized answer equals a normalized gold answer (an empty answer for no gold).
-    ``None`` for a record with neither ``label`` nor ``golds``."""
+def record_correct(record: Mapping[str, Any], metric: str = "squad_v1") -> bool | None:
+    """Whether a module's prediction record is right: multiple choice ``pred == label``; span QA
+    the exact match of ``pred`` against ``golds`` under the task's scorer ``metric`` (``squad_v1``
+    / ``squad``, ``squad_v2`` or ``dureader``, see :func:`robust_mrc.metrics.question_exact_match`;
+    with its rules for an empty gold list). ``None`` for a record with neither ``label`` nor
+    ``golds``."""
     if "label" in record:
         return int(record["pred"]) == int(record["label"])
     if "golds" in record:
-        from robust_mrc.metrics.squad import normalize_answer
+        from robust_mrc.metrics import question_exact_match
 
-        pred = normalize_answer(str(record["pred"]))
-        return any(pred == normalize_answer(str(g)) for g in record["golds"] or [""])
+        return question_exact_match(metric, str(record["pred"]), record["golds"] or []) == 1.0
     return None

@@ -16,7 +16,7 @@ any two models agree". :func:`span_token_vote` makes that precise:
    (:func:`robust_mrc.metrics.squad.normalize_answer`: lower case, punctuation and a/an/the
    removed), or the lower-cased token when that normalization leaves nothing (so "The" and "the"
    agree, "," and "," agree). For ``tokenize="char"`` the key is
-   :func:`robust_mrc.metrics.dureader.normalize_zh` of the character, likewise.
+   :func:`robust_mrc.metrics.dureader.normalize_dureader` of the character, likewise.
 3. A key is *kept* when at least ``min_votes`` answers contain it; it is kept as many times as
    the ``min_votes``-th largest number of times an answer contains it (so a word that two answers
    both hold twice is kept twice; a word counts once per answer towards the votes).
@@ -87,9 +87,9 @@ def _token_key_en(token: str) -> str:
 
 
 def _token_key_zh(token: str) -> str:
-    from robust_mrc.metrics.dureader import normalize_zh
+    from robust_mrc.metrics.dureader import normalize_dureader
 
-    return normalize_zh(token) or token.lower()
+    return normalize_dureader(token) or token.lower()
 
 
 def span_token_vote(
