@@ -23,8 +23,6 @@ from robust_mrc.attacks.text import TOKEN_RE, as_statement, fill, insert_at, mat
 
 log = logging.getLogger(__name__)
 
-_NEGATABLE_AUX = ("is", "was", "are", "were", "am", "can", "could", "will", "would", "shall", "should",
-                  "may", "might", "must", "does", "did", "do", "has", "have", "had")
 _NOUNISH = (R.NOUN, R.PROPN)
 
 
@@ -96,7 +94,7 @@ def _negate(toks: list[str], tags: list[str]) -> tuple[list[str], int]:
             stemmed = {"won't": "will", "can't": "can", "shan't": "shall"}.get(t, toks[i][:-3])
             return toks[:i] + [stemmed] + toks[i + 1 :], 1
     for i, t in enumerate(low):
-        if t in _NEGATABLE_AUX:
+        if t in R.NEGATABLE_AUXILIARIES:
             return toks[: i + 1] + ["not"] + toks[i + 1 :], 1
     for i, tag in enumerate(tags):
         if tag in (R.ADJ, R.VERB):
