@@ -45,6 +45,7 @@ from robust_mrc.attacks.resources.tagger import (
     PUNCT,
     TAGGERS,
     VERB,
+    check_tagger,
     heuristic_tag,
     pos_tag,
     resolve_tagger,

@@ -40,6 +40,12 @@ def wn_pos(tag: str) -> str | None:
     return _TAG_TO_WN.get(tag)
 
 
+def check_tagger(spec: str | None, attack: str) -> None:
+    """ValueError naming the attack when ``spec`` is not None and not one of :data:`TAGGERS`."""
+    if spec is not None and str(spec).strip().lower() not in TAGGERS:
+        raise ValueError(f"attack {attack!r}: tagger must be one of {', '.join(TAGGERS)}, got {spec!r}")
+
+
 def resolve_tagger(spec: str | None = None) -> str:
     """"spacy" or "heuristic" for ``spec`` (None reads ``$ROBUST_MRC_TAGGER``, default "auto")."""
     from robust_mrc.attacks.resources import spacy_tagger

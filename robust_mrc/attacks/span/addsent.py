@@ -1,8 +1,9 @@
 """AddSent, AddOneSent and AddSentMod for span QA (seed 001, Jia & Liang), without CoreNLP.
 
 What they change: the context only: one distracting sentence is added. It is built in three
-rule-based steps (a heuristic tagger and regular expressions over the question's shape stand in
-for CoreNLP's NER and parses; no crowdworker fixes grammar):
+rule-based steps (a POS tagger -- spaCy where installed, else a heuristic; ``tagger=`` -- and
+regular expressions over the question's shape stand in for CoreNLP's NER and parses; no
+crowdworker fixes grammar):
 
 1. alter the question: special swaps (largest<->smallest, US<->UK, ...), WordNet antonyms (first
    synset, single words) of nouns and adjectives, nearest words for proper nouns and numbers, a
@@ -73,10 +74,10 @@ def _change_first_digit(num: str, variant: int = 0) -> str:
     return num
 
 
-def alter_question(question: str, variant: int = 0, vectors=None) -> tuple[list[str], int]:
+def alter_question(question: str, variant: int = 0, vectors=None, tagger=None) -> tuple[list[str], int]:
     """Question tokens with alterations, and how many were made. ``variant`` picks other candidates."""
     toks = TOKEN_RE.findall(question)
-    tags = R.pos_tag(toks)
+    tags = R.pos_tag(toks, tagger)
     qwords = {t.lower() for t in toks}
     out = list(toks)
     changed = 0
@@ -144,7 +145,16 @@ def _det(answer_words: list[str], phrase: str) -> str:
     return phrase
 
 
-def fake_answers(answer: str, question: str, mod: bool = False) -> list[str]:
+def _head_tag(answer: str, head: str, tagger=None) -> str:
+    """The POS of the answer's last word: alone with the heuristic tagger, in the answer with spaCy."""
+    if R.resolve_tagger(tagger) == "heuristic":
+        return R.pos_tag([head], "heuristic")[0]
+    toks = TOKEN_RE.findall(answer)
+    word_idx = [i for i, t in enumerate(toks) if any(c.isalnum() for c in t)]
+    return R.pos_tag(toks, tagger)[word_idx[-1]] if word_idx else R.pos_tag([head], tagger)[0]
+
+
+def fake_answers(answer: str, question: str, mod: bool = False, tagger=None) -> list[str]:
     """Fake answers of the answer's type, best rule first (AddSentMod: the other table)."""
     k = 1 if mod else 0
     a = answer.strip()
@@ -198,7 +208,7 @@ def fake_answers(answer: str, question: str, mod: bool = False) -> list[str]:
         add(_FAKE["propn"][k])
     if ws:
         head = ws[-1].strip(".,;:").lower()
-        tag = R.pos_tag([head])[0]
+        tag = _head_tag(a, head, tagger)
         if tag == R.VERB:
             kind = "verb_ing" if head.endswith("ing") else "verb_ed" if head.endswith("ed") else "verb_s" if head.endswith("s") else "verb"
             add(_FAKE[kind][k])
@@ -262,12 +272,12 @@ def _find_verb(toks, tags, start):
     return None
 
 
-def declarative(tokens: list[str], answer: str) -> str:
+def declarative(tokens: list[str], answer: str, tagger=None) -> str:
     """A statement from question tokens (already altered) and the (fake) answer."""
     toks = [t for t in tokens if t != "?"]
     if not toks:
         return answer
-    tags = R.pos_tag(toks)
+    tags = R.pos_tag(toks, tagger)
     low = [t.lower() for t in toks]
     A = answer
     w0 = low[0]
@@ -355,18 +365,18 @@ def _clean(sentence: str) -> str:
     return as_statement(sentence)
 
 
-def candidate_sentences(ex, mod: bool = False, variants: int = 2, vectors=None) -> list[str]:
+def candidate_sentences(ex, mod: bool = False, variants: int = 2, vectors=None, tagger=None) -> list[str]:
     """Adversarial sentences for ``ex``, canonical first; none contains a gold answer."""
     if not ex.answers:
         return []
     out = []
-    fakes = fake_answers(ex.answers[0].text, ex.question, mod=mod)
+    fakes = fake_answers(ex.answers[0].text, ex.question, mod=mod, tagger=tagger)
     for v in range(variants):
-        toks, changed = alter_question(ex.question, variant=v, vectors=vectors)
+        toks, changed = alter_question(ex.question, variant=v, vectors=vectors, tagger=tagger)
         if not changed:
             continue
         for fake in fakes[:2]:
-            sent = _clean(declarative(toks, fake))
+            sent = _clean(declarative(toks, fake, tagger))
             if sent and sent not in out and not contains_answer(sent, ex):
                 out.append(sent)
     return out
@@ -379,12 +389,17 @@ class _AddSentBase(Attack):
     _random = False
     _default_position = "end"
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        R.check_tagger(self.params["tagger"], self.name)
+
     @classmethod
     def defaults(cls):
-        return {"position": cls._default_position, "vectors": None}
+        # tagger: auto | spacy | heuristic (None: $ROBUST_MRC_TAGGER, else auto)
+        return {"position": cls._default_position, "vectors": None, "tagger": None}
 
     def apply(self, ex, rng):
-        cands = candidate_sentences(ex, mod=self._mod, vectors=self.vectors)
+        cands = candidate_sentences(ex, mod=self._mod, vectors=self.vectors, tagger=self.tagger)
         if not cands:
             return None
         sentence = rng.choice(cands) if self._random else cands[0]
