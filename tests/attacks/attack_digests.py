@@ -5,11 +5,13 @@ A refactoring that must not change the attacked data compares these digests befo
     python tests/attacks/attack_digests.py            # synthetic + hand-made examples
     python tests/attacks/attack_digests.py --real     # + 20 RACE-M and 20 SQuAD dev examples
                                                       #   (needs ../shared or $ROBUST_MRC_SHARED)
+    python tests/attacks/attack_digests.py --real --record   # (re)record this environment's digests
 
 It prints one JSON object: ``environment`` (what the output depends on besides the code: WordNet,
 the nearest-word backend, the homoglyph source, the tagger) and ``digests`` (attack -> BLAKE2b of
-the ``repr`` of every attacked example, ``None`` included, in order). ``test_digests.py``
-compares them with ``digests.json`` when the environment is the recorded one.
+the ``repr`` of every attacked example, ``None`` included, in order). ``--record`` stores them in
+``digests.json`` under their environment; ``test_digests.py`` compares with the entry of the
+environment it runs in. Record again only when a change of the attacked data is meant.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ def _params(name: str, task: str, pool) -> dict:
     return {}
 
 
+def shared_data() -> Path | None:
+    """``$ROBUST_MRC_SHARED/data`` or ``../shared/data`` beside the checkout, None when absent."""
+    data = Path(os.environ.get("ROBUST_MRC_SHARED", REPO.parent / "shared")) / "data"
+    return data if data.is_dir() else None
+
+
 def example_sets(real: bool = False) -> dict[str, dict[str, list]]:
     """``{"mc": {set name: examples}, "span": {...}}``: synthetic, hand-made, and real when asked."""
     from attack_samples import mc_examples, span_examples
@@ -60,9 +68,9 @@ def example_sets(real: bool = False) -> dict[str, dict[str, list]]:
     if real:
         from robust_mrc.data.readers import load_examples
 
-        data = Path(os.environ.get("ROBUST_MRC_SHARED", REPO.parent / "shared")) / "data"
-        if not data.is_dir():
-            raise SystemExit(f"--real needs {data} (set ROBUST_MRC_SHARED)")
+        data = shared_data()
+        if data is None:
+            raise SystemExit("--real needs ../shared/data beside the checkout (or set ROBUST_MRC_SHARED)")
         sets["mc"]["race_m"] = list(load_examples(data / "race" / "race_middle_validation.jsonl", limit=N_REAL))
         sets["span"]["squad"] = list(load_examples(data / "squad" / "dev-v1.1.json", limit=N_REAL))
     return sets
@@ -98,9 +106,30 @@ def attack_digests(real: bool = False) -> dict[str, str]:
     return out
 
 
+RECORDED = HERE / "digests.json"
+
+
+def recorded(env: dict[str, str]) -> dict[str, str] | None:
+    """The digests recorded for ``env`` in digests.json, or None."""
+    if not RECORDED.is_file():
+        return None
+    for entry in json.loads(RECORDED.read_text())["environments"]:
+        if entry["environment"] == env:
+            return entry["digests"]
+    return None
+
+
+def record(env: dict[str, str], digests: dict[str, str]) -> None:
+    entries = json.loads(RECORDED.read_text())["environments"] if RECORDED.is_file() else []
+    entries = [e for e in entries if e["environment"] != env] + [{"environment": env, "digests": digests}]
+    RECORDED.write_text(json.dumps({"environments": entries}, indent=1, sort_keys=True) + "\n")
+
+
 def main(argv: list[str]) -> None:
-    real = "--real" in argv
-    print(json.dumps({"environment": environment(), "digests": attack_digests(real)}, indent=1, sort_keys=True))
+    env, digests = environment(), attack_digests("--real" in argv)
+    if "--record" in argv:
+        record(env, digests)
+    print(json.dumps({"environment": env, "digests": digests}, indent=1, sort_keys=True))
 
 
 if __name__ == "__main__":
