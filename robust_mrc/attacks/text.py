@@ -5,15 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from robust_mrc.attacks.resources import STOPWORDS, stem
+from robust_mrc.attacks.resources import ABBREVIATIONS, STOPWORDS, stem
 
 WORD_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)*|\d+(?:[.,:]\d+)*")
 TOKEN_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)*|\d+(?:[.,:]\d+)*|[^\sA-Za-z\d]")
 # a sentence ends after . ! ? (and closing quotes / brackets) followed by white space
 _SENT_END_RE = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)|\n\s*\n")
-
-
-_ABBREVIATIONS = frozenset("mr mrs ms dr st prof sr jr mt vs etc no inc ltd co gen col capt lt sgt rev fig jan feb mar apr aug sept sep oct nov dec".split())
 
 
 @dataclass(frozen=True)
@@ -40,7 +37,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     for m in _SENT_END_RE.finditer(text):
         end = m.end()
         before = re.search(r"(\w+)\.$", text[max(0, m.start() - 12) : m.start() + 1])
-        if m.group().startswith(".") and before and (before.group(1).lower() in _ABBREVIATIONS or len(before.group(1)) == 1):
+        if m.group().startswith(".") and before and (before.group(1).lower() in ABBREVIATIONS or len(before.group(1)) == 1):
             continue  # "Mrs. Green", "J. Smith": not a sentence end
         if text[start:end].strip():
             spans.append((start, end))

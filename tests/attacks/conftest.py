@@ -8,6 +8,9 @@ import pytest
 
 # the tests use the WordNet nearest-word backend unless a test picks another: fast, no vector file
 os.environ.setdefault("ROBUST_MRC_VECTORS", "wordnet")
+# ... and the heuristic tagger, so that their expected sentences do not depend on spaCy being
+# installed (the spaCy tests in test_resources.py ask for it by name)
+os.environ.setdefault("ROBUST_MRC_TAGGER", "heuristic")
 
 from robust_mrc.attacks import resources as R  # noqa: E402
 from attack_samples import TINY_VECTORS, mc_examples, span_examples  # noqa: E402

@@ -47,7 +47,8 @@ MC_CASES = [("charswap", {}), ("diagnosis", {}), ("distractor_extraction", {}),
             ("extra_option", {"pool": ["Walk to the river.", "A big green tree."], "position": "random"}),
             ("addsent", {})]
 SPAN_CASES = [("addsent", {}), ("addonesent", {}), ("addsentmod", {}), ("addcommon", {"position": "random"}),
-              ("char_noise", {}), ("word_noise", {})]
+              ("char_noise", {"spare": "span"}), ("word_noise", {"spare": "span"}),
+              ("char_noise", {"spare": "sentence"}), ("word_noise", {"spare": "sentence"})]
 
 
 @SETTINGS
@@ -74,7 +75,9 @@ def test_span_offsets_and_added_text(ex, seed):
         # SpanExample validates offsets itself; check explicitly as well
         for old, a in zip(ex.answers, new.answers):
             assert a.text == old.text and new.context[a.start : a.end] == a.text
-        if name in ("char_noise", "word_noise"):
+        if name in ("char_noise", "word_noise") and kw.get("spare") == "span":
+            continue  # the answers (checked above) are all that must stay
+        if name in ("char_noise", "word_noise"):  # spare="sentence": the answer sentences stay
             for s, e in answer_sentences(ex):
                 assert ex.context[s:e] in new.context
             a0, n0 = ex.answers[0], new.answers[0]

@@ -55,16 +55,17 @@ def test_race_mc_attacks(race, wordnet_ok):
 
 
 def test_squad_span_attacks(squad, wordnet_ok):
-    for name in ["addsent", "addonesent", "addsentmod", "addcommon", "char_noise", "word_noise"]:
-        pairs = _run(get_attack(name, "span"), squad)
+    for name, kw in [("addsent", {}), ("addonesent", {}), ("addsentmod", {}), ("addcommon", {}), ("char_noise", {}),
+                     ("word_noise", {}), ("char_noise", {"spare": "sentence"}), ("word_noise", {"spare": "sentence"})]:
+        pairs = _run(get_attack(name, "span", **kw), squad)
         done = [(e, n) for e, n in pairs if n is not None]
         assert len(done) >= 0.5 * len(pairs), name
         for e, n in done:
             for a in n.answers:
                 assert n.context[a.start : a.end] == a.text
-            if name.endswith("noise"):
+            if name.endswith("noise") and kw:  # spare="sentence"
                 for s, t in answer_sentences(e):
                     assert e.context[s:t] in n.context
-            else:
+            elif not name.endswith("noise"):
                 added = n.edits[-1].detail.lower()
                 assert not any(a.text.lower() in added for a in e.answers)

@@ -7,6 +7,8 @@ stopword, another stem, not used before), the *first* adjective / adverb / verb 
 WordNet antonym; a "not" removed or inserted when nothing else changed -- filled with a random
 wrong option (into the ``_`` blank, or appended). The two sentences use different wrong options and
 different replacement words.
+POS tags (which words are nouns, adjectives...) come from spaCy where installed (the paper's
+tagger), else from a heuristic tagger; ``tagger=`` (auto | spacy | heuristic) picks one.
 
 What it promises: question, options and label are unchanged (so the correct option stays distinct
 from every option). Returns None when no sentence can be built.
@@ -23,8 +25,6 @@ from robust_mrc.attacks.text import TOKEN_RE, as_statement, fill, insert_at, mat
 
 log = logging.getLogger(__name__)
 
-_NEGATABLE_AUX = ("is", "was", "are", "were", "am", "can", "could", "will", "would", "shall", "should",
-                  "may", "might", "must", "does", "did", "do", "has", "have", "had")
 _NOUNISH = (R.NOUN, R.PROPN)
 
 
@@ -49,10 +49,10 @@ def _nearest(word: str, nb, used: set[str], pos: str | None, question_words: set
     return None
 
 
-def perturb_question(question: str, rng: random.Random, nb, used: set[str], use_antonyms: bool = True):
+def perturb_question(question: str, rng: random.Random, nb, used: set[str], use_antonyms: bool = True, tagger=None):
     """The question with its meaning flipped, and the number of changes (0 = could not)."""
     toks = TOKEN_RE.findall(question)
-    tags = R.pos_tag(toks)
+    tags = R.pos_tag(toks, tagger)
     nb.prefetch([t for t, g in zip(toks, tags) if g in _NOUNISH])
     qwords = {t.lower() for t in toks}
     out = list(toks)
@@ -96,7 +96,7 @@ def _negate(toks: list[str], tags: list[str]) -> tuple[list[str], int]:
             stemmed = {"won't": "will", "can't": "can", "shan't": "shall"}.get(t, toks[i][:-3])
             return toks[:i] + [stemmed] + toks[i + 1 :], 1
     for i, t in enumerate(low):
-        if t in _NEGATABLE_AUX:
+        if t in R.NEGATABLE_AUXILIARIES:
             return toks[: i + 1] + ["not"] + toks[i + 1 :], 1
     for i, tag in enumerate(tags):
         if tag in (R.ADJ, R.VERB):
@@ -123,10 +123,15 @@ class AddSentMC(Attack):
     paper = "000 AdvRACE"
     description = "insert two sentences: the meaning-flipped question filled with a random wrong option"
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        R.check_tagger(self.params["tagger"], self.name)
+
     @classmethod
     def defaults(cls):
-        # sentences: how many to insert; vectors: nearest-word backend (path, counter-fitted, wordnet, auto)
-        return {"sentences": 2, "vectors": None, "antonyms": True}
+        # sentences: how many to insert; vectors: nearest-word backend (path, counter-fitted, wordnet, auto);
+        # tagger: auto | spacy | heuristic (None: $ROBUST_MRC_TAGGER, else auto)
+        return {"sentences": 2, "vectors": None, "antonyms": True, "tagger": None}
 
     def apply(self, ex, rng):
         nb = R.neighbours(self.vectors)
@@ -141,7 +146,7 @@ class AddSentMC(Attack):
         added = []
         question = ex.question.strip()
         for distractor in picks:
-            altered, changed = perturb_question(question, rng, nb, used, use_antonyms)
+            altered, changed = perturb_question(question, rng, nb, used, use_antonyms, self.tagger)
             if not changed:
                 continue
             body = altered.rstrip()

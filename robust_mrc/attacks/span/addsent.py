@@ -1,8 +1,9 @@
 """AddSent, AddOneSent and AddSentMod for span QA (seed 001, Jia & Liang), without CoreNLP.
 
 What they change: the context only: one distracting sentence is added. It is built in three
-rule-based steps (a heuristic tagger and regular expressions over the question's shape stand in
-for CoreNLP's NER and parses; no crowdworker fixes grammar):
+rule-based steps (a POS tagger -- spaCy where installed, else a heuristic; ``tagger=`` -- and
+regular expressions over the question's shape stand in for CoreNLP's NER and parses; no
+crowdworker fixes grammar):
 
 1. alter the question: special swaps (largest<->smallest, US<->UK, ...), WordNet antonyms (first
    synset, single words) of nouns and adjectives, nearest words for proper nouns and numbers, a
@@ -73,10 +74,10 @@ def _change_first_digit(num: str, variant: int = 0) -> str:
     return num
 
 
-def alter_question(question: str, variant: int = 0, vectors=None) -> tuple[list[str], int]:
+def alter_question(question: str, variant: int = 0, vectors=None, tagger=None) -> tuple[list[str], int]:
     """Question tokens with alterations, and how many were made. ``variant`` picks other candidates."""
     toks = TOKEN_RE.findall(question)
-    tags = R.pos_tag(toks)
+    tags = R.pos_tag(toks, tagger)
     qwords = {t.lower() for t in toks}
     out = list(toks)
     changed = 0
@@ -117,8 +118,6 @@ def alter_question(question: str, variant: int = 0, vectors=None) -> tuple[list[
 
 # ------------------------------------------------------------------ step 2: a fake answer
 
-_MONTHS = "january february march april may june july august september october november december".split()
-_NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve".split()
 _ORG_CUES = {"university", "company", "corporation", "inc", "association", "party", "council", "institute",
              "society", "agency", "department", "committee", "bank", "church", "college", "school", "club",
              "league", "foundation", "ltd", "co", "organization", "organisation", "army", "navy", "court"}
@@ -146,7 +145,16 @@ def _det(answer_words: list[str], phrase: str) -> str:
     return phrase
 
 
-def fake_answers(answer: str, question: str, mod: bool = False) -> list[str]:
+def _head_tag(answer: str, head: str, tagger=None) -> str:
+    """The POS of the answer's last word: alone with the heuristic tagger, in the answer with spaCy."""
+    if R.resolve_tagger(tagger) == "heuristic":
+        return R.pos_tag([head], "heuristic")[0]
+    toks = TOKEN_RE.findall(answer)
+    word_idx = [i for i, t in enumerate(toks) if any(c.isalnum() for c in t)]
+    return R.pos_tag(toks, tagger)[word_idx[-1]] if word_idx else R.pos_tag([head], tagger)[0]
+
+
+def fake_answers(answer: str, question: str, mod: bool = False, tagger=None) -> list[str]:
     """Fake answers of the answer's type, best rule first (AddSentMod: the other table)."""
     k = 1 if mod else 0
     a = answer.strip()
@@ -163,12 +171,12 @@ def fake_answers(answer: str, question: str, mod: bool = False) -> list[str]:
         n = int(a)
         add(str(n - 25 - 10 * k) if n > 50 else _change_first_digit(a, k))
     low = a.lower()
-    if any(mo in low.split() or mo + "," in low.split() for mo in _MONTHS):
+    if any(mo in low.split() or mo + "," in low.split() for mo in R.MONTHS):
         def repl_month(mm):
             word = mm.group(0)
-            idx = _MONTHS.index(word.lower())
-            return match_case(word, _MONTHS[(idx + 6 + k) % 12])
-        new = re.sub(r"(?i)\b(" + "|".join(_MONTHS) + r")\b", repl_month, a, count=1)
+            idx = R.MONTHS.index(word.lower())
+            return match_case(word, R.MONTHS[(idx + 6 + k) % 12])
+        new = re.sub(r"(?i)\b(" + "|".join(R.MONTHS) + r")\b", repl_month, a, count=1)
         new = re.sub(r"\b(1\d{3}|20\d{2})\b", lambda y: str(int(y.group()) - 25 - 10 * k), new)
         add(new)
     m = re.search(r"\d[\d,]*(?:\.\d+)?", a)
@@ -180,8 +188,8 @@ def fake_answers(answer: str, question: str, mod: bool = False) -> list[str]:
             val = -1
         new_num = str(int(val) - 75 - 10 * k) if 1000 < val < 2500 and "." not in num else _change_first_digit(num, k)
         add(a[: m.start()] + new_num + a[m.end():])
-    if low in _NUMBER_WORDS:
-        add(match_case(a, _NUMBER_WORDS[(_NUMBER_WORDS.index(low) + 3 + k) % len(_NUMBER_WORDS)]))
+    if low in R.CARDINALS:
+        add(match_case(a, R.CARDINALS[(R.CARDINALS.index(low) + 3 + k) % len(R.CARDINALS)]))
     if re.fullmatch(r"[A-Z]{2,}", a):
         add(_FAKE["abbr"][k])
     words_low = {w.lower().strip(".,") for w in ws}
@@ -200,7 +208,7 @@ def fake_answers(answer: str, question: str, mod: bool = False) -> list[str]:
         add(_FAKE["propn"][k])
     if ws:
         head = ws[-1].strip(".,;:").lower()
-        tag = R.pos_tag([head])[0]
+        tag = _head_tag(a, head, tagger)
         if tag == R.VERB:
             kind = "verb_ing" if head.endswith("ing") else "verb_ed" if head.endswith("ed") else "verb_s" if head.endswith("s") else "verb"
             add(_FAKE[kind][k])
@@ -216,27 +224,11 @@ def fake_answers(answer: str, question: str, mod: bool = False) -> list[str]:
 
 # ------------------------------------------------------------------ step 3: a declarative sentence
 
-_IRREGULAR = dict(
-    pair.split(":") for pair in
-    "go:went make:made take:took give:gave become:became begin:began build:built buy:bought come:came "
-    "do:did find:found get:got have:had know:knew lead:led leave:left lose:lost meet:met pay:paid say:said "
-    "see:saw sell:sold send:sent speak:spoke spend:spent teach:taught tell:told think:thought win:won "
-    "write:wrote hold:held bring:brought run:ran grow:grew rise:rose fall:fell choose:chose eat:ate draw:drew "
-    "fight:fought feel:felt keep:kept stand:stood understand:understood wear:wore break:broke catch:caught "
-    "drive:drove fly:flew forget:forgot hear:heard ride:rode sing:sang steal:stole swim:swam throw:threw "
-    "set:set put:put cut:cut let:let read:read hit:hit cost:cost seek:sought sit:sat sleep:slept "
-    "strike:struck mean:meant be:was".split()
-)
-_PREPS = {"in", "on", "at", "for", "of", "to", "with", "by", "from", "about", "as", "into", "after", "before"}
-_DO = {"do", "does", "did"}
-_BE = {"is", "was", "are", "were"}
-_WH = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how"}
-
 
 def _past(verb: str) -> str:
     low = verb.lower()
-    if low in _IRREGULAR:
-        return _IRREGULAR[low]
+    if low in R.IRREGULAR_PAST:
+        return R.IRREGULAR_PAST[low]
     if low.endswith("e"):
         return low + "d"
     if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
@@ -280,12 +272,12 @@ def _find_verb(toks, tags, start):
     return None
 
 
-def declarative(tokens: list[str], answer: str) -> str:
+def declarative(tokens: list[str], answer: str, tagger=None) -> str:
     """A statement from question tokens (already altered) and the (fake) answer."""
     toks = [t for t in tokens if t != "?"]
     if not toks:
         return answer
-    tags = R.pos_tag(toks)
+    tags = R.pos_tag(toks, tagger)
     low = [t.lower() for t in toks]
     A = answer
     w0 = low[0]
@@ -294,33 +286,33 @@ def declarative(tokens: list[str], answer: str) -> str:
     # in what NP did X V ...  -> In A, X V-ed ...
     if w0 in ("in", "on", "at", "during") and len(low) > 2 and low[1] in ("what", "which"):
         j = _np_end(toks, tags, 2)
-        if j < len(toks) and low[j] in _DO:
+        if j < len(toks) and low[j] in R.DO_FORMS:
             v = _find_verb(toks, tags, j + 1)
             if v is not None:
                 return f"{toks[0]} {A}, {s(toks[j+1:v])} {_inflect(low[j], toks[v])} {s(toks[v+1:])}"
-        if j < len(toks) and low[j] in _BE:
+        if j < len(toks) and low[j] in R.BE_FORMS:
             return f"{s(toks[j+1:])} {toks[j]} {low[0]} {A}"
         return f"{toks[0]} {A}, {s(toks[j:])}"
     if w0 in ("how",) and len(low) > 1 and low[1] in ("many", "much"):
         j = _np_end(toks, tags, 2)
         np_ = s(toks[2:j])
-        if j < len(toks) and low[j] in _DO:
+        if j < len(toks) and low[j] in R.DO_FORMS:
             v = _find_verb(toks, tags, j + 1)
             if v is not None:
                 return f"{s(toks[j+1:v])} {_inflect(low[j], toks[v])} {A} {np_} {s(toks[v+1:])}"
         return f"{A} {np_} {s(toks[j:])}"
-    if w0 == "how" and len(low) > 2 and tags[1] in (R.ADJ, R.ADV) and low[2] in _BE:
+    if w0 == "how" and len(low) > 2 and tags[1] in (R.ADJ, R.ADV) and low[2] in R.BE_FORMS:
         # how old was X when ... -> X was A when ...
         j = _np_end(toks, tags, 3)
         return f"{s(toks[3:j])} {toks[2]} {A} {s(toks[j:])}"
     if w0 in ("when", "where", "why", "how") and len(low) > 1:
         prep = {"when": "in", "where": "in", "why": "because of", "how": "by"}[w0]
-        if low[1] in _DO:
+        if low[1] in R.DO_FORMS:
             v = _find_verb(toks, tags, 2)
             if v is not None:
                 rest = s(toks[v + 1 :])
                 return f"{s(toks[2:v])} {_inflect(low[1], toks[v])} {rest} {prep} {A}"
-        if low[1] in _BE:
+        if low[1] in R.BE_FORMS:
             j = _np_end(toks, tags, 2)
             return f"{s(toks[2:j])} {toks[1]} {s(toks[j:])} {prep} {A}"
         if low[1] in R.AUXILIARIES:
@@ -328,39 +320,39 @@ def declarative(tokens: list[str], answer: str) -> str:
             if v is not None:
                 return f"{s(toks[2:v])} {toks[1]} {s(toks[v:])} {prep} {A}"
     if w0 in ("who", "whom"):
-        if len(low) > 1 and low[1] in _DO:
+        if len(low) > 1 and low[1] in R.DO_FORMS:
             v = _find_verb(toks, tags, 2)
             if v is not None:
                 verb = _inflect(low[1], toks[v])
-                if v + 1 < len(toks) and low[v + 1] in _PREPS:  # who did X work for ... -> X worked for A ...
+                if v + 1 < len(toks) and low[v + 1] in R.PREPOSITIONS:  # who did X work for ... -> X worked for A ...
                     return f"{s(toks[2:v])} {verb} {toks[v+1]} {A} {s(toks[v+2:])}"
                 return f"{s(toks[2:v])} {verb} {A} {s(toks[v+1:])}"
         return f"{A} {s(toks[1:])}"
     if w0 in ("what", "which"):
-        if len(low) > 1 and low[1] in _BE:
+        if len(low) > 1 and low[1] in R.BE_FORMS:
             rest = toks[2:]
-            if rest and (rest[-1].lower() in _PREPS or tags[-1] == R.VERB):
+            if rest and (rest[-1].lower() in R.PREPOSITIONS or tags[-1] == R.VERB):
                 j = _np_end(toks, tags, 2)
                 return f"{s(toks[2:j])} {toks[1]} {s(toks[j:])} {A}"
             return f"{s(rest)} {toks[1]} {A}"
-        if len(low) > 1 and low[1] in _DO:
+        if len(low) > 1 and low[1] in R.DO_FORMS:
             v = _find_verb(toks, tags, 2)
             if v is not None:
                 return f"{s(toks[2:v])} {_inflect(low[1], toks[v])} {A} {s(toks[v+1:])}"
         if len(low) > 1 and tags[1] in (R.NOUN, R.PROPN, R.ADJ, R.NUM):
             j = _np_end(toks, tags, 1)
             np_ = s(toks[1:j])
-            if j < len(toks) and low[j] in _DO:
+            if j < len(toks) and low[j] in R.DO_FORMS:
                 v = _find_verb(toks, tags, j + 1)
                 if v is not None:
                     return f"{s(toks[j+1:v])} {_inflect(low[j], toks[v])} {A} {s(toks[v+1:])}"
-            if j < len(toks) and low[j] in _BE and j + 1 < len(toks):
-                return f"The {np_} {toks[j]} {A}" if j + 1 == len(toks) else f"{s(toks[j+1:])} {toks[j]} the {np_} {A}" if low[-1] in _PREPS else f"The {np_} of {A} {s(toks[j:])}"
+            if j < len(toks) and low[j] in R.BE_FORMS and j + 1 < len(toks):
+                return f"The {np_} {toks[j]} {A}" if j + 1 == len(toks) else f"{s(toks[j+1:])} {toks[j]} the {np_} {A}" if low[-1] in R.PREPOSITIONS else f"The {np_} of {A} {s(toks[j:])}"
             return f"The {np_} of {A} {s(toks[j:])}"
         return f"{A} {s(toks[1:])}"
     # wh-word in situ: "Tesla moved to what city ?" -> "Tesla moved to A"
     for i, t in enumerate(low):
-        if t in _WH:
+        if t in R.WH_WORDS:
             j = _np_end(toks, tags, i + 1) if t in ("what", "which") else i + 1
             if t in ("what", "which") and j == i + 1 and (i + 1 >= len(toks) or tags[i + 1] not in (R.NOUN, R.PROPN, R.ADJ)):
                 j = i + 1
@@ -373,18 +365,18 @@ def _clean(sentence: str) -> str:
     return as_statement(sentence)
 
 
-def candidate_sentences(ex, mod: bool = False, variants: int = 2, vectors=None) -> list[str]:
+def candidate_sentences(ex, mod: bool = False, variants: int = 2, vectors=None, tagger=None) -> list[str]:
     """Adversarial sentences for ``ex``, canonical first; none contains a gold answer."""
     if not ex.answers:
         return []
     out = []
-    fakes = fake_answers(ex.answers[0].text, ex.question, mod=mod)
+    fakes = fake_answers(ex.answers[0].text, ex.question, mod=mod, tagger=tagger)
     for v in range(variants):
-        toks, changed = alter_question(ex.question, variant=v, vectors=vectors)
+        toks, changed = alter_question(ex.question, variant=v, vectors=vectors, tagger=tagger)
         if not changed:
             continue
         for fake in fakes[:2]:
-            sent = _clean(declarative(toks, fake))
+            sent = _clean(declarative(toks, fake, tagger))
             if sent and sent not in out and not contains_answer(sent, ex):
                 out.append(sent)
     return out
@@ -397,12 +389,17 @@ class _AddSentBase(Attack):
     _random = False
     _default_position = "end"
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        R.check_tagger(self.params["tagger"], self.name)
+
     @classmethod
     def defaults(cls):
-        return {"position": cls._default_position, "vectors": None}
+        # tagger: auto | spacy | heuristic (None: $ROBUST_MRC_TAGGER, else auto)
+        return {"position": cls._default_position, "vectors": None, "tagger": None}
 
     def apply(self, ex, rng):
-        cands = candidate_sentences(ex, mod=self._mod, vectors=self.vectors)
+        cands = candidate_sentences(ex, mod=self._mod, vectors=self.vectors, tagger=self.tagger)
         if not cands:
             return None
         sentence = rng.choice(cands) if self._random else cands[0]

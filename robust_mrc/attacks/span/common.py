@@ -1,4 +1,4 @@
-"""Helpers of the span-QA attacks: protected (answer) sentences, answer offsets after edits."""
+"""Helpers of the span-QA attacks: protected answer spans or sentences, answer offsets after edits."""
 
 from __future__ import annotations
 
@@ -20,8 +20,27 @@ def answer_sentences(ex: SpanExample) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-def protector(ex: SpanExample):
-    spans = answer_sentences(ex)
+def answer_spans(ex: SpanExample) -> list[tuple[int, int]]:
+    """The character spans of the gold answers (an empty answer protects the character it points at)."""
+    return sorted({(a.start, max(a.end, a.start + 1)) for a in ex.answers})
+
+
+SPARE = ("span", "sentence")
+
+
+def spared_regions(ex: SpanExample, spare: str, attack: str) -> list[tuple[int, int]]:
+    """What a noise attack leaves alone: the gold answer spans (``spare="span"``) or the sentences
+    that hold them (``spare="sentence"``)."""
+    if spare == "span":
+        return answer_spans(ex)
+    if spare == "sentence":
+        return answer_sentences(ex)
+    raise ValueError(f"attack {attack!r}: spare must be one of {', '.join(SPARE)}, got {spare!r}")
+
+
+def protector(ex: SpanExample, spans: list[tuple[int, int]] | None = None):
+    """``protect(s, e)``: True when [s, e) overlaps a protected span (default: the answer sentences)."""
+    spans = answer_sentences(ex) if spans is None else spans
 
     def protect(s: int, e: int) -> bool:
         return any(s < pe and e > ps for ps, pe in spans)

@@ -1,15 +1,22 @@
-"""Character and word noise for span QA (seed 004, Wu et al.).
+"""Character and word noise for span QA (seed 004, Wu et al., section 3.1).
 
-* ``char_noise``: ``rate`` (25 %) of the characters of the context outside the answer sentences are
-  replaced by Unicode look-alikes (homoglyphs; one code point for one, so offsets do not move).
-  The share is of the non-space characters outside the answer sentences; only letters and digits
-  with a look-alike can be chosen.
-* ``word_noise``: ``rate`` (25 %) of the words outside the answer sentences are replaced by their
+The paper: "we do not perturb the context that contains the answer span". So by default
+(``spare="span"``) everything but the gold answer spans may change, the rest of the answer's
+sentence included; ``spare="sentence"`` leaves every sentence that holds a gold answer untouched
+(the behaviour before, and what paraphrasing does, since it works per sentence).
+
+* ``char_noise``: ``rate`` (25 %) of the non-space characters outside the spared regions are
+  replaced by a Unicode look-alike (homoglyphs from Unicode's ``intentional.txt``, see
+  ``resources/homoglyphs.py``). One code point for one, so offsets do not move. Only characters
+  with a look-alike can be chosen (29 letters with intentional.txt), so the share reached can be
+  lower on a text with few of them.
+* ``word_noise``: ``rate`` (25 %) of the words outside the spared regions are replaced by their
   nearest word in the nearest-word backend (``vectors=``); words without a neighbour (stopwords,
-  short words, unknown words) are skipped, so the share reached can be lower.
+  words of one or two letters, unknown words) are skipped, so the share reached can be lower.
 
-What they promise: every sentence that holds a gold answer is byte-identical; each answer_start
-still points at its text (moved by the length changes before it). None when nothing changed.
+What they promise: every gold answer text is byte-identical (with ``spare="sentence"``, every
+sentence that holds one); each answer_start still points at its text (moved by the length changes
+before it). None when nothing changed.
 """
 
 from __future__ import annotations
@@ -17,26 +24,33 @@ from __future__ import annotations
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.mc.word_replace import replace_words
-from robust_mrc.attacks.span.common import answer_sentences, protector, shift_answers
+from robust_mrc.attacks.span.common import SPARE, protector, shift_answers, spared_regions
+
+
+class _Noise(Attack):
+    def __init__(self, **params):
+        super().__init__(**params)
+        if self.params["spare"] not in SPARE:
+            raise ValueError(f"attack {self.name!r}: spare must be one of {', '.join(SPARE)}, "
+                             f"got {self.params['spare']!r}")
 
 
 @register
-class CharNoise(Attack):
+class CharNoise(_Noise):
     name = "char_noise"
     task = "span"
     paper = "004 Wu et al."
-    description = "replace 25% of the characters outside the answer sentences by homoglyphs"
+    description = "replace 25% of the characters outside the gold answers by homoglyphs"
 
     @classmethod
     def defaults(cls):
-        return {"rate": 0.25}
+        return {"rate": 0.25, "spare": "span"}
 
     def apply(self, ex, rng):
         table = R.homoglyphs()
-        protected = answer_sentences(ex)
         text = ex.context
         free = [True] * len(text)
-        for s, e in protected:
+        for s, e in spared_regions(ex, self.spare, self.name):
             for i in range(s, min(e, len(text))):
                 free[i] = False
         n_chars = sum(1 for i, ch in enumerate(text) if free[i] and not ch.isspace())
@@ -52,19 +66,20 @@ class CharNoise(Attack):
 
 
 @register
-class WordNoise(Attack):
+class WordNoise(_Noise):
     name = "word_noise"
     task = "span"
     paper = "004 Wu et al."
-    description = "replace 25% of the words outside the answer sentences by their nearest neighbour"
+    description = "replace 25% of the words outside the gold answers by their nearest neighbour"
 
     @classmethod
     def defaults(cls):
-        return {"rate": 0.25, "vectors": None}
+        return {"rate": 0.25, "vectors": None, "spare": "span"}
 
     def apply(self, ex, rng):
+        protect = protector(ex, spared_regions(ex, self.spare, self.name))
         nb = R.neighbours(self.vectors)
-        context, n, edits = replace_words(ex.context, rng, nb, float(self.rate), 1, protect=protector(ex))
+        context, n, edits = replace_words(ex.context, rng, nb, float(self.rate), 1, protect=protect)
         if n == 0:
             return None
         return ex.replace(attack=self.name, detail=f"{n} words", context=context,

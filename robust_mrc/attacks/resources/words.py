@@ -1,0 +1,108 @@
+"""English word lists of the attacks (one home for all of them), and the common-word list.
+
+Closed-class lists (stopwords, auxiliaries, determiners, prepositions, wh-words), number and month
+names, abbreviations that do not end a sentence, irregular past tenses, and
+:func:`common_words` -- the most frequent WordNet/SemCor lemmas (AddCommon's vocabulary).
+Attack-specific tables (AddSent's swap pairs and entity cue words) stay in their attack.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+from robust_mrc.attacks.resources.wordnet import wordnet_source
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been before
+    being below between both but by can can't cannot could couldn't did didn't do does doesn't
+    doing don't down during each few for from further had hadn't has hasn't have haven't having he
+    he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if
+    in into is isn't it it's its itself let's me more most mustn't my myself no nor not of off on
+    once only or other ought our ours ourselves out over own same shan't she she'd she'll she's
+    should shouldn't so some such than that that's the their theirs them themselves then there
+    there's these they they'd they'll they're they've this those through to too under until up
+    very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's
+    which while who who's whom why why's with won't would wouldn't you you'd you'll you're you've
+    your yours yourself yourselves will shall may might must also just s t n't 's 're 've 'll 'd
+    """.split()
+)
+
+AUXILIARIES = (
+    "is", "was", "are", "were", "am", "be", "been", "can", "could", "will", "would", "shall",
+    "should", "may", "might", "must", "do", "does", "did", "has", "have", "had",
+)
+# auxiliaries that take a "not" after them ("is not", "did not")
+NEGATABLE_AUXILIARIES = frozenset(
+    "is was are were am can could will would shall should may might must does did do has have had".split()
+)
+DO_FORMS = frozenset(("do", "does", "did"))
+BE_FORMS = frozenset(("is", "was", "are", "were"))
+WH_WORDS = frozenset(("what", "which", "who", "whom", "whose", "when", "where", "why", "how"))
+DETERMINERS = frozenset("a an the this that these those my your his her its our their some any no every each".split())
+PREPOSITIONS = frozenset(("in", "on", "at", "for", "of", "to", "with", "by", "from", "about", "as", "into", "after", "before"))
+
+CARDINALS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+NUMBER_WORDS = frozenset(CARDINALS + ("twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion"))
+MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+)
+
+# a full stop after these is not a sentence end ("Mrs. Green", "Jan. 5")
+ABBREVIATIONS = frozenset(
+    "mr mrs ms dr st prof sr jr mt vs etc no inc ltd co gen col capt lt sgt rev fig jan feb mar apr aug sept sep "
+    "oct nov dec".split()
+)
+
+IRREGULAR_PAST = dict(
+    pair.split(":") for pair in
+    "go:went make:made take:took give:gave become:became begin:began build:built buy:bought come:came "
+    "do:did find:found get:got have:had know:knew lead:led leave:left lose:lost meet:met pay:paid say:said "
+    "see:saw sell:sold send:sent speak:spoke spend:spent teach:taught tell:told think:thought win:won "
+    "write:wrote hold:held bring:brought run:ran grow:grew rise:rose fall:fell choose:chose eat:ate draw:drew "
+    "fight:fought feel:felt keep:kept stand:stood understand:understood wear:wore break:broke catch:caught "
+    "drive:drove fly:flew forget:forgot hear:heard ride:rode sing:sang steal:stole swim:swam throw:threw "
+    "set:set put:put cut:cut let:let read:read hit:hit cost:cost seek:sought sit:sat sleep:slept "
+    "strike:struck mean:meant be:was".split()
+)
+
+
+def is_stopword(word: str) -> bool:
+    return word.lower() in STOPWORDS
+
+
+FALLBACK_COMMON = (
+    "time year people way day man thing woman life child world school state family student group "
+    "country problem hand part place case week company system program question work government "
+    "number night point home water room mother area money story fact month lot right study book "
+    "eye job word business issue side kind head house service friend father power hour game line "
+    "end member law car city community name president team minute idea kid body information back "
+    "parent face others level office door health person art war history party result change "
+    "morning reason research girl guy moment air teacher force education say get make go know "
+    "take see come think look want give use find tell ask seem feel try leave call good new first "
+    "last long great little own other old right big high different small large next early young "
+    "important few public bad same able"
+).split()
+
+
+@functools.lru_cache(maxsize=4)
+def common_words(n: int = 1000) -> tuple[str, ...]:
+    """The ``n`` most frequent single-word lemmas of WordNet's sense counts (``cntlist``: SemCor,
+    a part of the Brown corpus); :data:`FALLBACK_COMMON` without WordNet."""
+    src = wordnet_source()
+    if src is None or not (src / "cntlist").is_file() or os.environ.get("ROBUST_MRC_NO_WORDNET"):
+        return tuple(FALLBACK_COMMON[:n])
+    totals: dict[str, int] = {}
+    with open(src / "cntlist", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) < 2 or not parts[0].isdigit():
+                continue
+            lemma = parts[1].split("%")[0]
+            # SemCor tags proper names as person / location / group: leave those out
+            if lemma.isalpha() and lemma.islower() and len(lemma) > 1 and lemma not in ("person", "location", "group"):
+                totals[lemma] = totals.get(lemma, 0) + int(parts[0])
+    ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+    return tuple(w for w, _ in ranked[:n])
