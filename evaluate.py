@@ -1,14 +1,22 @@
-"""python evaluate.py ckpt_path=path/to/best.ckpt [task=span] [data=...] [split=test|validation]"""
+"""python evaluate.py ckpt_path=path/to/best.ckpt [task=span] [data=...] [split=test|validation]
+
+A mistake in the command line, the config or the data prints one line, ``Error: <message>``, and
+exits with status 1; ``HYDRA_FULL_ERROR=1 python evaluate.py ...`` shows the whole traceback.
+"""
 
 import hydra
 from omegaconf import DictConfig
+
+from robust_mrc.cli import register_resolvers, run_command
+
+register_resolvers()
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="eval")
 def main(cfg: DictConfig) -> None:
     from robust_mrc.jobs.evaluate import evaluate
 
-    evaluate(cfg)
+    run_command(evaluate, cfg)
 
 
 if __name__ == "__main__":

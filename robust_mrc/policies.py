@@ -26,6 +26,8 @@ counted as ``fallback``.
 
 from __future__ import annotations
 
+from robust_mrc.errors import UserError
+
 import hashlib
 import random
 from dataclasses import dataclass, field
@@ -41,7 +43,7 @@ AMOUNTS = {"none": (0.0, "replace"), "half": (0.5, "replace"), "full": (1.0, "re
 Item = tuple[int, "int | None"]
 
 
-class PolicyConfigError(ValueError):
+class PolicyConfigError(UserError, ValueError):
     """An ``attack`` config that does not describe a usable policy."""
 
 

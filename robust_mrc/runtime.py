@@ -17,7 +17,8 @@ from lightning_fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 from pytorch_lightning.strategies import StrategyRegistry
 
-from robust_mrc.data.writers import atomic_write_text
+from robust_mrc.config_checks import ConfigError
+from robust_mrc.data.writers import OutputWriteError, atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -26,14 +27,23 @@ def atomic_write_json(path: str | Path, obj: Any) -> Path:
     return atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
 
 
+def save_config(cfg: DictConfig, path: Path) -> Path:
+    """The resolved config as YAML, atomically (a read-only or full run directory: a clear error)."""
+    return atomic_write_text(path, OmegaConf.to_yaml(cfg, resolve=True))
+
+
 class AtomicCheckpointIO(TorchCheckpointIO):
     """Checkpoints saved to a temporary file first, then renamed: a crash leaves the old one whole."""
 
     def save_checkpoint(self, checkpoint, path, storage_options=None) -> None:
         path = Path(path)
         tmp = path.with_name(f".{path.name}.tmp")
-        super().save_checkpoint(checkpoint, tmp, storage_options)
-        os.replace(tmp, path)
+        try:
+            super().save_checkpoint(checkpoint, tmp, storage_options)
+            os.replace(tmp, path)
+        except OSError as err:
+            tmp.unlink(missing_ok=True)
+            raise OutputWriteError(path, err) from err
 
 
 RUN_DIR_ENV = "ROBUST_MRC_RUN_DIR"
@@ -57,10 +67,31 @@ def run_dir(cfg: DictConfig) -> Path:
             if inherited and not is_global_zero():
                 path = Path(inherited)  # a DDP child process started by rank 0: rank 0's directory
             else:
-                path = Path("outputs") / datetime.now().strftime("%Y-%m-%d/%H-%M-%S-%f")
+                path = new_run_dir(Path("outputs"))
                 os.environ[RUN_DIR_ENV] = str(path)  # inherited by the DDP processes Lightning starts
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputWriteError(path / "config.yaml", err) from err
     return path
+
+
+def new_run_dir(root: Path) -> Path:
+    """A directory ``root/<date>/<time with microseconds>-<pid>`` made by this call alone: two runs
+    started in the same second (or microsecond) never share one."""
+    stamp = datetime.now().strftime("%Y-%m-%d/%H-%M-%S-%f")
+    base = root / f"{stamp}-{os.getpid()}"
+    for n in range(1000):
+        path = base if n == 0 else base.with_name(f"{base.name}-{n}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.mkdir()
+            return path
+        except FileExistsError:
+            continue
+        except OSError as err:
+            raise OutputWriteError(path / "config.yaml", err) from err
+    raise OutputWriteError(base, OSError(None, "1000 run directories of this name exist"))
 
 
 def is_global_zero() -> bool:
@@ -74,7 +105,7 @@ def build_loggers(cfg: DictConfig, out: Path) -> list:
     if name in ("none", None, False):
         return []
     if name not in ("csv", "wandb"):
-        raise ValueError(f"logger={name!r}: expected csv, wandb or none")
+        raise ConfigError(f"logger={name!r}: expected csv, wandb or none")
     # csv/version_N: a resumed run gets a new version instead of overwriting the old log
     loggers: list = [pl.loggers.CSVLogger(save_dir=str(out), name="csv")]
     if name == "wandb":
@@ -93,12 +124,12 @@ def build_strategy(spec: Any) -> Any:
     name = spec.pop("name", None)
     if name not in StrategyRegistry:
         known = ", ".join(sorted(StrategyRegistry.available_strategies()))
-        raise ValueError(f"trainer.strategy.name={name!r} is not a Lightning strategy; one of: {known}")
+        raise ConfigError(f"trainer.strategy.name={name!r} is not a Lightning strategy; one of: {known}")
     entry = StrategyRegistry[name]
     try:
         return entry["strategy"](**{**entry["init_params"], **spec})
     except TypeError as err:
-        raise ValueError(f"trainer.strategy={{name: {name}, ...}}: {err}") from None
+        raise ConfigError(f"trainer.strategy={{name: {name}, ...}}: {err}") from None
 
 
 def cluster_plugins() -> list:

@@ -13,10 +13,12 @@ from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc import tracking
 from robust_mrc.callbacks import AttackCounts, TrainItemLog
+from robust_mrc.config_checks import ConfigError, check_config, check_lengths
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer
-from robust_mrc.runtime import atomic_write_json, build_loggers, build_trainer, is_global_zero, run_dir
+from robust_mrc.rng_state import RandomStateCheckpoint
+from robust_mrc.runtime import atomic_write_json, build_loggers, build_trainer, is_global_zero, run_dir, save_config
 
 log = logging.getLogger(__name__)
 
@@ -37,19 +39,32 @@ def build_datamodule(cfg: DictConfig, tokenizer) -> QADataModule:
 
 
 def resolve_resume(ckpt_path: str | None, ckpt_dir: Path, hpc_dir: Path | None = None) -> str | None:
-    """``last`` means the newest of the run directory's ``checkpoints/last.ckpt`` and the
-    ``hpc_ckpt_<n>.ckpt`` Lightning saves in ``hpc_dir`` on a SLURM requeue signal, when there is
-    one (requeue-safe); else a fresh start."""
+    """The checkpoint to resume from. ``last``: the newest of the run directory's
+    ``checkpoints/last.ckpt`` and the ``hpc_ckpt_<n>.ckpt`` Lightning saves in ``hpc_dir`` on a
+    SLURM requeue signal; a :class:`ConfigError` when there is none. ``last_or_new``: the same, or a
+    fresh start when there is none (the SLURM scripts: a requeued job resumes, its first start
+    starts afresh). Else a checkpoint file."""
     if ckpt_path in (None, "", "null"):
         return None
-    if ckpt_path == "last":
+    if ckpt_path in ("last", "last_or_new"):
         candidates = [ckpt_dir / "last.ckpt"]
         if hpc_dir is not None:
             candidates += [p for p in hpc_dir.glob("hpc_ckpt_*.ckpt") if re.fullmatch(r"hpc_ckpt_\d+\.ckpt", p.name)]
         found = [p for p in candidates if p.is_file()]
-        return str(max(found, key=lambda p: p.stat().st_mtime)) if found else None
+        if found:
+            return str(max(found, key=lambda p: p.stat().st_mtime))
+        if ckpt_path == "last":
+            raise ConfigError(
+                f"ckpt_path=last: no checkpoint to resume from in {ckpt_dir} (checkpoints/last.ckpt"
+                + (" or hpc_ckpt_<n>.ckpt" if hpc_dir is not None else "") + "): give the run directory "
+                "to resume with output_dir=<that directory>, or ckpt_path=last_or_new to start afresh "
+                "when there is no checkpoint yet"
+            )
+        log.info("ckpt_path=last_or_new: no checkpoint in %s yet, starting afresh", ckpt_dir)
+        return None
     if not Path(ckpt_path).is_file():
-        raise FileNotFoundError(f"ckpt_path={ckpt_path}: no such checkpoint file")
+        raise ConfigError(f"ckpt_path={ckpt_path}: no such checkpoint file (or ckpt_path=last / last_or_new "
+                          f"to resume the run directory's last checkpoint)")
     return str(ckpt_path)
 
 
@@ -65,18 +80,21 @@ def _floats(metrics: dict) -> dict[str, float]:
 
 def train(cfg: DictConfig) -> dict[str, Any]:
     """Fit a reader as configured; return (and write to ``metrics.json``) its metrics."""
+    check_config(cfg, "train")
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
     if is_global_zero():
-        OmegaConf.save(cfg, out / "config.yaml", resolve=True)
+        save_config(cfg, out / "config.yaml")
     task = cfg.task.name
+    ckpt_dir = out / "checkpoints"
+    resume = resolve_resume(cfg.get("ckpt_path"), ckpt_dir, out)  # before any work: a missing checkpoint says so
     tokenizer = load_tokenizer(cfg.model)
     datamodule = build_datamodule(cfg, tokenizer)
     datamodule.setup("fit")
+    check_lengths(cfg.task, tokenizer, datamodule.splits)
     module = MODULES[task](OmegaConf.to_container(cfg.model, resolve=True), OmegaConf.to_container(cfg.task, resolve=True))
     module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
 
-    ckpt_dir = out / "checkpoints"
     checkpoint = pl.callbacks.ModelCheckpoint(
         dirpath=str(ckpt_dir),
         filename="best",
@@ -88,7 +106,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     # writes it only when a top-k checkpoint is saved at the same step (the monitor improved), so a
     # requeued or resumed run would go back to the best epoch instead of the last one
     last = pl.callbacks.ModelCheckpoint(dirpath=str(ckpt_dir), filename="last", monitor=None, save_top_k=1, enable_version_counter=False)
-    callbacks: list = [checkpoint, last, AttackCounts()]
+    callbacks: list = [checkpoint, last, AttackCounts(), RandomStateCheckpoint()]
     if cfg.get("record_train_items"):
         callbacks.append(TrainItemLog(out / "train_items"))
     loggers = build_loggers(cfg, out)
@@ -100,13 +118,13 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         with warnings.catch_warnings():
             for pattern in _DDP_EVAL_WARNINGS:
                 warnings.filterwarnings("ignore", message=pattern)
-            trainer.fit(module, datamodule=datamodule, ckpt_path=resolve_resume(cfg.get("ckpt_path"), ckpt_dir, out))
+            trainer.fit(module, datamodule=datamodule, ckpt_path=resume, weights_only=True)
 
             best = checkpoint.best_model_path or None
             metrics: dict[str, Any] = {}
-            metrics.update(_floats(trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]))
+            metrics.update(_floats(trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False, weights_only=True)[0]))
             if cfg.get("test_after_fit", True) and datamodule.splits["test"]:
-                metrics.update(_floats(trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False)[0]))
+                metrics.update(_floats(trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False, weights_only=True)[0]))
     except BaseException:
         tracking.finish(loggers, exit_code=1)
         raise

@@ -212,14 +212,19 @@ def test_ckpt_path_last_takes_the_newest_of_last_and_hpc_checkpoints(tmp_path):
 
     ckpts = tmp_path / "checkpoints"
     ckpts.mkdir()
-    assert resolve_resume("last", ckpts, tmp_path) is None  # nothing yet: a fresh start
+    from robust_mrc.config_checks import ConfigError
+
+    with pytest.raises(ConfigError, match="ckpt_path=last: no checkpoint to resume from"):
+        resolve_resume("last", ckpts, tmp_path)  # nothing yet: an error, not a silent fresh start
+    assert resolve_resume("last_or_new", ckpts, tmp_path) is None  # the SLURM scripts: a fresh start
     (ckpts / "last.ckpt").write_bytes(b"x")
     assert resolve_resume("last", ckpts, tmp_path) == str(ckpts / "last.ckpt")
     time.sleep(0.01)
     (tmp_path / "hpc_ckpt_1.ckpt").write_bytes(b"x")  # saved on SIGUSR1, after the last epoch
     assert resolve_resume("last", ckpts, tmp_path) == str(tmp_path / "hpc_ckpt_1.ckpt")
+    assert resolve_resume("last_or_new", ckpts, tmp_path) == str(tmp_path / "hpc_ckpt_1.ckpt")
     time.sleep(0.01)
     (ckpts / "last.ckpt").write_bytes(b"y")  # an epoch finished after the requeue
     assert resolve_resume("last", ckpts, tmp_path) == str(ckpts / "last.ckpt")
-    with pytest.raises(FileNotFoundError, match="ckpt_path=nope.ckpt"):
+    with pytest.raises(ConfigError, match="ckpt_path=nope.ckpt: no such checkpoint file"):
         resolve_resume("nope.ckpt", ckpts)

@@ -98,6 +98,31 @@ def test_second_evaluation_reuses_the_cache_and_gives_the_same_report(mc_ckpts, 
     assert sorted(p.name for p in (cache / "sets").iterdir()) == cached_sets
 
 
+def test_a_damaged_or_unwritable_cache_heals_or_is_skipped(mc_ckpts, tmp_path, caplog):
+    """Issue 17: damaged entries are named and remade; an unwritable cache warns and runs uncached."""
+    import logging
+
+    cache = tmp_path / "cache"
+    args = [f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", "diagnostics=[]"]
+    _, first = run_eval(tmp_path, *args, f"cache_dir={cache}", name="first")
+    entries = sorted(p for p in cache.rglob("*") if p.is_file())
+    for entry in entries:  # every entry cut in half: a crash of another tool, a full disk
+        entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])
+    with caplog.at_level(logging.WARNING):
+        _, healed = run_eval(tmp_path, *args, f"cache_dir={cache}", name="healed")
+    assert all(f"cache entry {entry} is damaged" in caplog.text for entry in entries)
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the cache directory should be")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        _, uncached = run_eval(tmp_path, *args, f"cache_dir={blocker / 'cache'}", name="uncached")
+    assert caplog.text.count("cannot be written") == 1 and "runs uncached" in caplog.text
+    reports = [json.loads((d / "report.json").read_text())["models"] for d in (first, healed, uncached)]
+    assert reports[0] == reports[1] == reports[2]
+    assert sorted(p for p in cache.rglob("*") if p.is_file()) == entries  # remade
+    assert all(entry.stat().st_size > 0 for entry in entries)
+
+
 def test_interrupted_evaluation_resumes_from_the_cache(mc_ckpts, tmp_path, monkeypatch):
     args = [f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", "diagnostics=[]"]
     _, whole = run_eval(tmp_path, *args, f"cache_dir={tmp_path / 'c1'}", name="whole")

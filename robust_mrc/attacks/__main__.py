@@ -94,11 +94,13 @@ def attack_stats(originals, attacked, failed: int, seconds: float | None = None)
 
 def apply(cfg: dict) -> dict:
     from robust_mrc.data.readers import load_examples
-    from robust_mrc.data.writers import write_examples
+    from robust_mrc.data.writers import output_path_problem, write_examples
 
     for key in ("attack", "data", "out"):
         if key not in cfg:
             raise SystemExit(f"apply needs {key}=...  (e.g. attack=charswap data=race.jsonl out=adv.jsonl)")
+    if problem := output_path_problem(cfg["out"], [cfg["data"], cfg.get("pool"), cfg.get("bank")]):
+        raise SystemExit(problem)
     seed, epoch = int(cfg.get("seed", 0)), int(cfg.get("epoch", 0))
     limit = int(cfg["limit"]) if cfg.get("limit") not in (None, "", "null") else None
     strict = str(cfg.get("strict", "true")).lower() != "false"

@@ -18,13 +18,15 @@ attack gives up (``None``) the clean example stays and counts as a fallback.
 
 from __future__ import annotations
 
+from robust_mrc.errors import UserError
+
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from robust_mrc.attacks.base import Attack, AttackContext, example_rng, get_attack
 
 
-class AttackSpecError(ValueError):
+class AttackSpecError(UserError, ValueError):
     """An attack entry of a config that does not name a usable attack."""
 
 

@@ -16,6 +16,8 @@ they pickle (DataLoader workers) and load their resources lazily, once per proce
 
 from __future__ import annotations
 
+from robust_mrc.errors import UserError
+
 import hashlib
 import random
 from dataclasses import dataclass
@@ -27,7 +29,7 @@ TASKS = ("mc", "span")
 _REGISTRY: dict[tuple[str, str], type[Attack]] = {}
 
 
-class AttackUnavailable(RuntimeError):
+class AttackUnavailable(UserError, RuntimeError):
     """An attack that cannot run as configured (e.g. no paraphraser); the message says what to do."""
 
 

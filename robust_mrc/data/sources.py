@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from robust_mrc.data.examples import MCExample, SpanExample
+from robust_mrc.errors import UserError
 
 log = logging.getLogger(__name__)
 
 SPLITS = ("train", "validation", "test")
 
 
-class DataConfigError(ValueError):
+class DataConfigError(UserError, ValueError):
     """A ``data`` config that cannot be used as asked (wrong task, missing file)."""
 
 
@@ -53,6 +54,8 @@ def load_splits(data_cfg: Mapping[str, Any], task: str, seed: int = 0) -> dict[s
         )
     elif source in ("local", "hub"):
         splits = {split: _read_split(data_cfg, split) for split in SPLITS}
+        for split, examples in splits.items():
+            _check_not_all_skipped(data_cfg, split, examples)
     else:
         raise DataConfigError(f"data.source={source!r}: expected synthetic, local or hub")
     holdout = float(data_cfg.get("holdout") or 0.0)
@@ -66,6 +69,21 @@ def load_splits(data_cfg: Mapping[str, Any], task: str, seed: int = 0) -> dict[s
     for split in SPLITS:
         splits.setdefault(split, [])
     return splits
+
+
+def _check_not_all_skipped(data_cfg: Mapping[str, Any], split: str, examples: list) -> None:
+    """A split whose every record was bad (``strict=false``) is an error, not an empty split: an
+    empty validation split would silently become a holdout of train."""
+    report = getattr(examples, "skipped", None)
+    if examples or report is None or not report.total:
+        return
+    reasons = ", ".join(f"{n} x {r}" for r, n in report.skipped.most_common())
+    first = f"; first: {report.examples[0]}" if report.examples else ""
+    raise DataConfigError(
+        f"data.{split}={data_cfg.get(split)}: all {report.total} record(s) were skipped as bad "
+        f"({reasons}){first}. Fix the file, or set data.{split}=null"
+        + (" to hold out part of train instead" if split == "validation" and data_cfg.get("holdout") else "")
+    )
 
 
 def _read_split(data_cfg: Mapping[str, Any], split: str) -> list:
@@ -85,4 +103,4 @@ def _read_split(data_cfg: Mapping[str, Any], split: str) -> list:
             f"data.{split}={spec}: no such file or directory (cwd {Path.cwd()}); "
             f"set data.{split}=/path/to/file or data.{split}=null"
         )
-    return load_examples(path, data_cfg.get("format", "auto"), strict=strict, limit=limit)
+    return load_examples(path, data_cfg.get("format", "auto"), strict=strict, limit=limit, max_bytes=data_cfg.get("max_bytes"))

@@ -15,6 +15,7 @@ passage interleaved with others come back next to each other.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
 import os
@@ -25,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from robust_mrc.data.examples import LETTERS, MCExample, SpanExample
+from robust_mrc.errors import UserError
 
 WRITE_FORMATS = ("race_jsonl", "race_original", "dream", "squad")
 
@@ -69,11 +71,42 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     return Path(path)
 
 
+class OutputWriteError(UserError, OSError):
+    """A file that cannot be written (read-only directory, full disk); the message names the
+    directory. ``errno`` is the one of the failure."""
+
+    def __init__(self, path: str | Path, error: OSError):
+        self.path = Path(path)
+        self.directory = self.path.parent
+        super().__init__(error.errno, write_problem(self.path, error))
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
+def write_problem(path: Path, error: OSError) -> str:
+    """What went wrong writing ``path``, in the user's words."""
+    where = path.parent
+    if error.errno == errno.ENOSPC or error.errno == errno.EDQUOT:
+        return f"cannot write {path}: no space left on the disk holding {where} (free some space or write elsewhere)"
+    if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"cannot write {path}: the directory {where} is not writable ({error.strerror}); write elsewhere or fix its permissions"
+    if error.errno in (errno.ENOTDIR, errno.EEXIST) and not where.is_dir():
+        blocker = next((p for p in (where, *where.parents) if p.exists()), where)
+        return f"cannot write {path}: {blocker} is a file, not a directory"
+    return f"cannot write {path}: {error.strerror or error}"
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then :func:`os.replace` it into place."""
+    """Write ``data`` to a temporary file beside ``path``, then :func:`os.replace` it into place.
+    A failure (read-only directory, full disk) is an :class:`OutputWriteError` naming the directory,
+    and leaves no temporary file behind."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:
+        raise OutputWriteError(path, err) from err
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -82,12 +115,28 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(err, OSError) and not isinstance(err, OutputWriteError):
+            raise OutputWriteError(path, err) from err
         raise
+
+
+def output_path_problem(out: str | Path, inputs: Sequence[str | Path | None]) -> str | None:
+    """Why ``out`` must not be written by a command reading ``inputs``, or None: ``out`` is one of
+    the inputs (the same file, however it is spelt), or an existing directory."""
+    target = Path(out).expanduser()
+    if target.is_dir():
+        return f"out={out} is a directory: give a file name, e.g. out={target / 'attacked.jsonl'}"
+    resolved = target.resolve()
+    for source in inputs:
+        if source not in (None, "") and Path(str(source)).expanduser().resolve() == resolved:
+            return (f"out={out} is the input file {source}: writing it would destroy the input; "
+                    f"give another file name")
+    return None
 
 
 def _dumps(obj, indent: int | None = 1) -> str:

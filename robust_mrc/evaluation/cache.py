@@ -6,6 +6,11 @@ entry is reused only when it would be made again identically. Entries are writte
 (temporary file + rename): an interrupted evaluation leaves whole entries or none, and the next
 run reuses what was finished.
 
+The cache heals: an entry that cannot be read back (truncated, corrupt: damaged on disk or by
+another tool) is named in a warning, removed, and remade. A cache that cannot be written
+(read-only directory, full disk) is named in one warning and evaluation goes on uncached: entries
+already there are still read, nothing new is saved.
+
 Layout under ``cache_dir``::
 
     sets/<set name>-<fingerprint>.jsonl.gz      attacked examples, one JSON object a line
@@ -22,15 +27,20 @@ import io
 import json
 import logging
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
 from robust_mrc.data.examples import Answer, Edit, MCExample, SpanExample
-from robust_mrc.data.writers import atomic_write_bytes
+from robust_mrc.data.writers import atomic_write_bytes, write_problem
 
 log = logging.getLogger(__name__)
 
 CACHE_VERSION = 1  # bump when the meaning of a cached entry changes
+
+# what reading a damaged entry raises: truncated gzip (EOFError), bad deflate data (zlib.error),
+# bad magic (gzip.BadGzipFile, an OSError), bad JSON / npy header (ValueError), a wrong shape
+DAMAGED = (OSError, EOFError, zlib.error, ValueError, KeyError, TypeError)
 
 
 def _digest(data: bytes, size: int = 12) -> str:
@@ -99,6 +109,7 @@ class DiskCache:
 
     def __init__(self, root: str | Path | None):
         self.root = Path(root).expanduser() if root else None
+        self.writable = self.root is not None
 
     @property
     def enabled(self) -> bool:
@@ -107,63 +118,72 @@ class DiskCache:
     def _path(self, kind: str, name: str) -> Path | None:
         return None if self.root is None else self.root / kind / name
 
-    # examples
-    def load_examples(self, name: str, key: str) -> list | None:
-        path = self._path("sets", f"{name}-{key}.jsonl.gz")
+    def _load(self, path: Path | None, read):
+        """``read(path)``, or None when there is no entry; a damaged entry is named, removed, remade."""
         if path is None or not path.is_file():
             return None
         try:
+            return read(path)
+        except DAMAGED as err:
+            log.warning("cache entry %s is damaged (%s: %s): removing it and remaking it",
+                        path, type(err).__name__, err)
+            try:
+                path.unlink()
+            except OSError:
+                pass
+            return None
+
+    def _save(self, path: Path | None, data: bytes) -> None:
+        """Write an entry; the first failure (read-only, full disk) warns once and stops saving."""
+        if path is None or not self.writable:
+            return
+        try:
+            atomic_write_bytes(path, data)
+        except OSError as err:
+            self.writable = False
+            cause = err.__cause__ if isinstance(err.__cause__, OSError) else err
+            log.warning("evaluation cache %s cannot be written (%s): this evaluation runs uncached "
+                        "from here on (set cache_dir= to a writable directory, or cache_dir=null)",
+                        self.root, write_problem(path, cause))
+
+    # examples
+    def load_examples(self, name: str, key: str) -> list | None:
+        def read(path: Path) -> list:
+            if path.stat().st_size == 0:  # gzip reads an empty file as an empty text
+                raise EOFError("empty file")
             with gzip.open(path, "rt", encoding="utf-8") as f:
                 return [example_from_dict(json.loads(line)) for line in f if line.strip()]
-        except (OSError, ValueError, KeyError, TypeError) as err:  # a damaged entry is remade
-            log.warning("cache entry %s unreadable (%s): remaking it", path, err)
-            return None
+
+        return self._load(self._path("sets", f"{name}-{key}.jsonl.gz"), read)
 
     def save_examples(self, name: str, key: str, examples: list) -> None:
         path = self._path("sets", f"{name}-{key}.jsonl.gz")
-        if path is None:
+        if path is None or not self.writable:
             return
         text = "".join(json.dumps(example_to_dict(ex), ensure_ascii=False) + "\n" for ex in examples)
-        atomic_write_bytes(path, gzip.compress(text.encode("utf-8"), mtime=0))
+        self._save(path, gzip.compress(text.encode("utf-8"), mtime=0))
 
     # JSON (prediction records)
     def load_json(self, kind: str, key: str) -> Any | None:
-        path = self._path(kind, f"{key}.json")
-        if path is None or not path.is_file():
-            return None
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            log.warning("cache entry %s unreadable (%s): remaking it", path, err)
-            return None
+        return self._load(self._path(kind, f"{key}.json"), lambda path: json.loads(path.read_text(encoding="utf-8")))
 
     def save_json(self, kind: str, key: str, obj: Any) -> None:
-        path = self._path(kind, f"{key}.json")
-        if path is not None:
-            atomic_write_bytes(path, json.dumps(obj, ensure_ascii=False).encode("utf-8"))
+        self._save(self._path(kind, f"{key}.json"), json.dumps(obj, ensure_ascii=False).encode("utf-8"))
 
     # numpy arrays (screening scores)
     def load_array(self, kind: str, key: str):
         import numpy as np
 
-        path = self._path(kind, f"{key}.npy")
-        if path is None or not path.is_file():
-            return None
-        try:
-            return np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as err:
-            log.warning("cache entry %s unreadable (%s): remaking it", path, err)
-            return None
+        return self._load(self._path(kind, f"{key}.npy"), lambda path: np.load(path, allow_pickle=False))
 
     def save_array(self, kind: str, key: str, array) -> None:
         import numpy as np
 
-        path = self._path(kind, f"{key}.npy")
-        if path is None:
+        if self.root is None or not self.writable:
             return
         buf = io.BytesIO()
         np.save(buf, array, allow_pickle=False)
-        atomic_write_bytes(path, buf.getvalue())
+        self._save(self._path(kind, f"{key}.npy"), buf.getvalue())
 
 
 def checkpoint_key(ckpt_path: str | Path) -> str:

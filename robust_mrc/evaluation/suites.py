@@ -20,12 +20,15 @@ seed), so a second evaluation reads them back instead of attacking again.
 
 from __future__ import annotations
 
+from robust_mrc.errors import UserError
+
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from robust_mrc.attacks.apply import AttackSpecError, attack_examples, build_attack
+from robust_mrc.attacks.resources import environment
 from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
 
 log = logging.getLogger(__name__)
@@ -33,7 +36,7 @@ log = logging.getLogger(__name__)
 CLEAN = "clean"
 
 
-class SuiteConfigError(ValueError):
+class SuiteConfigError(UserError, ValueError):
     """A suite entry that cannot be built."""
 
 
@@ -117,11 +120,12 @@ def build_sets(
     clean_digest = examples_digest(clean)
     sets = {CLEAN: EvalSet(SetSpec(CLEAN), list(clean), fingerprint("clean", clean_digest))}
     pool_digest = examples_digest(pool_examples) if pool_examples is not None else None
+    resource_env = environment() if any(not s.external for s in specs) else None  # WordNet, tagger, homoglyphs
     for spec in specs:
         if spec.external:
             sets[spec.name] = _external_set(spec, task, strict)
             continue
-        key = fingerprint("attacked", clean_digest, spec.attack, dict(spec.params), int(seed), pool_digest, task)
+        key = fingerprint("attacked", clean_digest, spec.attack, dict(spec.params), int(seed), pool_digest, task, resource_env)
         cached = cache.load_examples(spec.name, key)
         if cached is not None and len(cached) == len(clean):
             log.info("set %s: %d examples from the cache (%s)", spec.name, len(cached), key)

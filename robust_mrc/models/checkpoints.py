@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from robust_mrc.errors import UserError
+
 import pickle
 from pathlib import Path
 from typing import Any, Mapping
@@ -26,7 +28,7 @@ MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "config")
 TASK_KEYS = ("name", "inputs", "max_length", "doc_stride", "n_best", "max_answer_length", "metric", "max_windows")
 
 
-class CheckpointError(ValueError):
+class CheckpointError(UserError, ValueError):
     """A checkpoint that cannot be evaluated as asked."""
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from robust_mrc.errors import UserError
+
 import os
 from pathlib import Path
 
 
-class ResourceMissing(RuntimeError):
+class ResourceMissing(UserError, RuntimeError):
     """A resource an attack needs is not installed; the message says what to install."""
 
 

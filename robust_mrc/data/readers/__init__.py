@@ -13,6 +13,12 @@ Formats (``format=``):
 * ``"auto"`` -- detected from the path and the contents (local files only, plus the hub names
   above when no such file exists).
 
+A format given explicitly must match the file: a file that is recognisably another format is an
+error naming both. Files are read whole, gunzipped as a stream, and refused past a cap
+(``max_bytes``, else ``ROBUST_MRC_MAX_DATA_BYTES``, else 2 GiB). Example ids must be unique
+within one read (a duplicate is a bad record naming both places); see ``docs/bad-inputs.md``
+for every check.
+
 With ``strict=True`` (the default) the first bad record raises a :class:`DataFormatError` that
 names the file and the record; with ``strict=False`` bad records are skipped, counted by reason
 in ``result.skipped`` (a :class:`SkipReport`) and logged. Problems with the file as a whole
@@ -29,10 +35,23 @@ from typing import Any
 
 from robust_mrc.data.errors import DataFormatError, HubUnavailableError, SkipReport
 from robust_mrc.data.examples import MCExample, SpanExample
-from robust_mrc.data.readers._common import Collector, ExampleList, parse_json, read_text, type_name
+from robust_mrc.data.readers._common import (
+    NESTED_TOO_DEEPLY,
+    Collector,
+    ExampleList,
+    may_hold_surrogates,
+    parse_json,
+    type_name,
+)
+from robust_mrc.data.readers._files import max_data_bytes, read_text
 from robust_mrc.data.readers.dream import iter_dream
 from robust_mrc.data.readers.hub import RACE_HUB, SQUAD_HUB, SQUAD_V2_HUB, iter_hub_race, iter_hub_squad
-from robust_mrc.data.readers.race import iter_race_directory, iter_race_jsonl, iter_race_original_json
+from robust_mrc.data.readers.race import (
+    iter_race_directory,
+    iter_race_jsonl,
+    iter_race_original_json,
+    iter_race_rows,
+)
 from robust_mrc.data.readers.squad import iter_squad
 
 __all__ = [
@@ -53,6 +72,12 @@ FORMATS = ("auto",) + FILE_FORMATS + HUB_FORMATS
 
 _HUB_NAMES = {RACE_HUB: "hub_race", SQUAD_HUB: "hub_squad", SQUAD_V2_HUB: "hub_squad"}
 _UNKNOWN = f"unknown format: not RACE, DREAM or SQuAD; pass format= one of {', '.join(FILE_FORMATS)}"
+_LAYOUTS = {
+    "race_jsonl": "RACE rows, one JSON object a line (example_id, article, question, options, answer)",
+    "race_original": "RACE passages (id, article, questions, options, answers)",
+    "dream": "DREAM dialogues ([turns, questions, id] lists)",
+    "squad": "SQuAD articles (data[].paragraphs[].qas)",
+}
 
 
 def _stem_suffix(path: Path) -> str:
@@ -68,7 +93,7 @@ def _first_json_line(text: str) -> Any:
         if line.strip():
             try:
                 return json.loads(line)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 return None
     return None
 
@@ -108,6 +133,8 @@ def _detect(path: Path, text: str) -> tuple[str, Any]:
         raise DataFormatError(path, None, f"{_UNKNOWN} (the file is not JSON: it starts with {text.lstrip()[:20]!r})")
     try:
         obj = json.loads(text)
+    except RecursionError:
+        raise DataFormatError(path, None, NESTED_TOO_DEEPLY) from None
     except json.JSONDecodeError as e:
         first = _first_json_line(text)
         if e.msg == "Extra data" and isinstance(first, dict):
@@ -128,20 +155,40 @@ def detect_format(source: str | Path) -> str:
     return _detect(path, read_text(path))[0]
 
 
-def _iter_file(path: Path, fmt: str, collector: Collector) -> tuple[str, Iterator]:
+def _check_format(path: Path, fmt: str, text: str) -> Any:
+    """The parsed JSON (or None) of a file read with an explicit ``fmt``; an error when the file is
+    recognisably another format. A file of no recognisable format is left to ``fmt``'s reader,
+    which names the record at fault."""
+    try:
+        found, obj = _detect(path, text)
+    except DataFormatError:
+        return None
+    if found != fmt:
+        raise DataFormatError(
+            path, None,
+            f"format mismatch: format={fmt} was asked, but the file holds {_LAYOUTS[found]}; "
+            f"pass format={found} (data.format={found}) or format=auto",
+        )
+    return obj
+
+
+def _iter_file(path: Path, fmt: str, collector: Collector, max_bytes: int | None) -> tuple[str, Iterator]:
     if path.is_dir():
         if fmt not in ("auto", "race_original"):
             raise DataFormatError(path, None, f"is a directory: format {fmt!r} reads a single file")
-        return "race_original", iter_race_directory(path, collector)
+        return "race_original", iter_race_directory(path, collector, max_bytes)
     if not path.exists():
         raise DataFormatError(path, None, "file not found: no such file or directory")
-    text = read_text(path)
-    obj = None
+    text = read_text(path, max_bytes)
+    collector.check_texts = may_hold_surrogates(text)
     if fmt == "auto":
         fmt, obj = _detect(path, text)
+    else:
+        obj = _check_format(path, fmt, text)
     if fmt == "race_jsonl":
         if obj is not None:  # one JSON object, or a JSON list of rows: one row a line
-            text = "\n".join(json.dumps(row) for row in (obj if isinstance(obj, list) else [obj]))
+            rows = list(enumerate(obj if isinstance(obj, list) else [obj], start=1))
+            return fmt, iter_race_rows(path, rows, collector)
         return fmt, iter_race_jsonl(path, text, collector)
     if obj is None:
         obj = parse_json(path, text)
@@ -162,17 +209,19 @@ def load_examples(
     subset: str | None = None,
     strict: bool = True,
     limit: int | None = None,
+    max_bytes: int | str | None = None,
 ) -> list[MCExample] | list[SpanExample]:
     """Read examples from a file, a RACE directory, or a hub data set.
 
     ``source``: a path, or for ``hub_*`` formats a hub name (``ehovy/race``, ``rajpurkar/squad``,
     ``rajpurkar/squad_v2``; empty for the default). ``split``/``subset``: for the hub only.
     ``limit``: keep the first ``limit`` examples (after skipping bad records; records past the
-    limit are not checked). Returns an :class:`ExampleList` (a list) with ``.skipped``,
-    ``.source`` and ``.format``.
+    limit are not checked). ``max_bytes``: the cap on a file's bytes after gunzip (an integer or
+    "4GiB"; default :func:`max_data_bytes`). Returns an :class:`ExampleList` (a list) with
+    ``.skipped`` (also the remarks on records kept), ``.source`` and ``.format``.
     """
     if format not in FORMATS:
-        raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+        raise DataFormatError(source, None, f"unknown format {format!r}: expected one of {', '.join(FORMATS)}")
     if limit is not None and limit < 0:
         raise ValueError(f"limit must be >= 0, got {limit}")
     source_str = str(source) if source is not None else ""
@@ -186,10 +235,9 @@ def load_examples(
     else:
         if not source_str:
             raise ValueError("load_examples: no source path given")
-        fmt, items = _iter_file(Path(source_str), format, collector)
+        fmt, items = _iter_file(Path(source_str), format, collector, max_data_bytes(max_bytes))
     if limit is not None:
         items = itertools.islice(items, limit)
     result = ExampleList(items, source=source_str, format=fmt, skipped=collector.report)
-    if not strict:
-        collector.report.log()
+    collector.report.log()
     return result

@@ -7,9 +7,8 @@ groups skipped records by the text before the colon.
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
+import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 from robust_mrc.data.errors import DataFormatError, SkipReport
 from robust_mrc.data.examples import LETTERS, MAX_OPTIONS, MIN_OPTIONS, ExampleError
 
-GZIP_MAGIC = b"\x1f\x8b"
+NESTED_TOO_DEEPLY = "invalid JSON: nested too deeply (more levels of [ and { than Python's recursion limit, about 1,000)"
 
 
 class RecordError(Exception):
@@ -45,11 +44,16 @@ class ExampleList(list):
 
 
 class Collector:
-    """Strict: raise on the first bad record. Not strict: count it in a :class:`SkipReport`."""
+    """Strict: raise on the first bad record. Not strict: count it in a :class:`SkipReport`.
+
+    Also the registry of example ids of one read: :meth:`claim` refuses an id used before.
+    """
 
     def __init__(self, source: str | Path, strict: bool):
         self.strict = strict
         self.report = SkipReport(str(source))
+        self.owners: dict[str, tuple[str, str]] = {}  # example id -> (file, record) that used it first
+        self.check_texts = True  # False once the file's text is known to hold no surrogate escape
 
     def bad(self, path: str | Path, record: str | int | None, reason: str) -> None:
         error = DataFormatError(path, record, reason)
@@ -57,35 +61,22 @@ class Collector:
             raise error from None
         self.report.add(error)
 
+    def note(self, path: str | Path, record: str, remark: str) -> None:
+        """A record kept as it is, with a remark that the log shows (strict or not)."""
+        self.report.note(f"{path}, {record}", remark)
 
-# ----------------------------------------------------------------------------- file access
+    def claim(self, path: str | Path, record: str, ex_id: str) -> bool:
+        """True when ``ex_id`` is new in this read; a duplicate is a bad record (named with both)."""
+        owner = self.owners.get(ex_id)
+        if owner is None:
+            self.owners[ex_id] = (str(path), record)
+            return True
+        first = owner[1] if owner[0] == str(path) else f"{owner[0]}, {owner[1]}"
+        self.bad(path, record, f"duplicate example id: {ex_id!r} is also the id of {first}")
+        return False
 
 
-def read_text(path: Path) -> str:
-    """The decoded text of ``path``, gunzipped when it starts with the gzip magic bytes."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise DataFormatError(path, None, "file not found: no such file") from None
-    except IsADirectoryError:
-        raise DataFormatError(path, None, "is a directory: expected a file") from None
-    except OSError as e:
-        raise DataFormatError(path, None, f"cannot read file: {e.strerror or e}") from None
-    if raw.startswith(GZIP_MAGIC):
-        try:
-            raw = gzip.decompress(raw)
-        except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as e:
-            raise DataFormatError(path, None, f"corrupt gzip file: {e}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise DataFormatError(
-            path, None, f"not UTF-8 text: undecodable byte at offset {e.start} ({e.reason})"
-        ) from None
-    if not text.strip():
-        raise DataFormatError(path, None, "empty file: no records")
-    return text
+# ----------------------------------------------------------------------------- JSON
 
 
 def parse_json(path: Path, text: str) -> Any:
@@ -96,7 +87,7 @@ def parse_json(path: Path, text: str) -> Any:
             path, None, f"invalid JSON: {e.msg} at line {e.lineno} column {e.colno}"
         ) from None
     except RecursionError:
-        raise DataFormatError(path, None, "invalid JSON: nested too deeply") from None
+        raise DataFormatError(path, None, NESTED_TOO_DEEPLY) from None
 
 
 def parse_json_lines(path: Path, text: str, collector: Collector) -> list[tuple[int, Any]]:
@@ -110,7 +101,7 @@ def parse_json_lines(path: Path, text: str, collector: Collector) -> list[tuple[
         except json.JSONDecodeError as e:
             collector.bad(path, f"line {lineno}", f"invalid JSON: {e.msg} at column {e.colno}")
         except RecursionError:
-            collector.bad(path, f"line {lineno}", "invalid JSON: nested too deeply")
+            collector.bad(path, f"line {lineno}", NESTED_TOO_DEEPLY)
     return rows
 
 
@@ -170,8 +161,64 @@ def letter_label(answer: Any, n_options: int) -> int:
     return LETTERS.index(letter)
 
 
-def build(cls, **kwargs):
-    """``cls(**kwargs)``, with an :class:`ExampleError` turned into a :class:`RecordError`."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """False when the JSON ``text`` has no ``\\ud800``-``\\udfff`` escape, so no parsed string can
+    hold a lone surrogate (UTF-8 decoding already refuses raw ones): one scan instead of one per field."""
+    return _SURROGATE_ESCAPE.search(text) is not None
+
+
+def check_text(value: str, name: str) -> None:
+    """A :class:`RecordError` when ``value`` holds a lone UTF-16 surrogate: JSON allows an escape
+    such as ``"\\ud800"`` without its pair, but such a string is not Unicode text (no tokenizer or
+    UTF-8 writer takes it). Decided: an error naming the field, not a silent replacement."""
+    m = _SURROGATE.search(value)
+    if m:
+        raise RecordError(
+            f"lone surrogate: {name} has a lone UTF-16 surrogate \\u{ord(m.group()):04x} at character "
+            f"{m.start()} (a broken \\u escape in the file); fix the text"
+        )
+
+
+def check_blank(value: str, name: str) -> None:
+    if not value.strip():
+        raise RecordError(f"blank {name}: the {name} is empty")
+
+
+def check_mc(question: str, options: list[str], label: int) -> list[str]:
+    """Checks of a multiple-choice record: a blank question or a blank correct option is an error;
+    blank wrong options and repeated options are legal (the official RACE and DREAM files have a
+    few) and come back as remarks for the log."""
+    check_blank(question, "question")
+    if not options[label].strip():
+        raise RecordError(f"blank answer: the correct option {LETTERS[label]} is empty")
+    remarks = []
+    blank = [LETTERS[i] for i, o in enumerate(options) if not o.strip()]
+    if blank:
+        remarks.append(f"blank option: option(s) {', '.join(blank)} empty")
+    seen: dict[str, int] = {}
+    for i, o in enumerate(options):
+        key = o.strip()
+        if key and key in seen:
+            answer = " (one of them the answer: the model scores both alike)" if label in (i, seen[key]) else ""
+            remarks.append(f"repeated option: options {LETTERS[seen[key]]} and {LETTERS[i]} are both {key!r}{answer}")
+        seen.setdefault(key, i)
+    return remarks
+
+
+def build(cls, check_texts: bool = True, **kwargs):
+    """``cls(**kwargs)``, with an :class:`ExampleError` turned into a :class:`RecordError`; text
+    fields with a lone surrogate are refused (:func:`check_text`) unless ``check_texts`` is False."""
+    for name, value in kwargs.items() if check_texts else ():
+        if isinstance(value, str):
+            check_text(value, name)
+        elif isinstance(value, tuple):
+            for i, item in enumerate(value):
+                if isinstance(item, str):
+                    check_text(item, f"{name}[{i}]")
     try:
         return cls(**kwargs)
     except ExampleError as e:
@@ -205,3 +252,12 @@ def unique_ids(raw_ids: list[str | None]) -> list[str | None]:
         used.add(candidate)
         out.append(candidate)
     return out
+
+
+def keep(collector: Collector, path: str | Path, record: str, example, remarks: Iterable[str] = ()) -> bool:
+    """Register ``example``'s id (a duplicate is a bad record) and log its remarks: True to yield it."""
+    if not collector.claim(path, record, example.id):
+        return False
+    for remark in remarks:
+        collector.note(path, record, remark)
+    return True

@@ -19,8 +19,10 @@ from robust_mrc.data.readers._common import (
     Collector,
     RecordError,
     build,
+    check_mc,
     check_options,
     field,
+    keep,
     string_list,
     type_name,
 )
@@ -61,12 +63,17 @@ def iter_dream(path: Path, obj: Any, collector: Collector) -> Iterator[MCExample
             continue
         passage = "\n".join(turns)
         for q, entry in enumerate(questions):
+            where = f"{record} question {q}"
             try:
                 question = field(entry, "question", str)
                 choices = check_options(field(entry, "choice", list, "a list"), "choice")
                 label = answer_label(choices, field(entry, "answer", str))
+                remarks = check_mc(question, choices, label)
                 ex_id = field(entry, "id", str) if "id" in entry else f"{dialogue_id}-{q}"
-                yield build(MCExample, id=ex_id, passage=passage, question=question,
-                            options=tuple(choices), label=label)
+                example = build(MCExample, collector.check_texts, id=ex_id, passage=passage, question=question,
+                                options=tuple(choices), label=label)
             except RecordError as e:
-                collector.bad(path, f"{record} question {q}", e.reason)
+                collector.bad(path, where, e.reason)
+                continue
+            if keep(collector, path, where, example, remarks):
+                yield example

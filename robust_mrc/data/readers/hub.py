@@ -12,7 +12,7 @@ from typing import Any
 
 from robust_mrc.data.errors import DataFormatError, HubUnavailableError
 from robust_mrc.data.examples import MCExample, SpanExample
-from robust_mrc.data.readers._common import Collector, RecordError, unique_ids
+from robust_mrc.data.readers._common import Collector, RecordError, keep, unique_ids
 from robust_mrc.data.readers.race import example_from_row
 from robust_mrc.data.readers.squad import example_from_qa
 
@@ -74,18 +74,23 @@ def iter_hub_race(name: str, subset: str | None, split: str | None, collector: C
     where = f"{name or RACE_HUB}[{split}]"
     raw = [str(i) if isinstance(i, (str, int)) else None for i in ds["example_id"]]
     for i, (row, ex_id, raw_id) in enumerate(zip(ds, unique_ids(raw), raw)):
+        record = f"row {i} (example_id {raw_id})"
         try:
             if ex_id is None:
                 raise RecordError("missing field: 'example_id'")
-            yield example_from_row(ex_id, row)
+            example, remarks = example_from_row(ex_id, row)
         except RecordError as e:
-            collector.bad(where, f"row {i} (example_id {raw_id})", e.reason)
+            collector.bad(where, record, e.reason)
+            continue
+        if keep(collector, where, record, example, remarks):
+            yield example
 
 
 def iter_hub_squad(name: str, subset: str | None, split: str | None, collector: Collector) -> Iterator[SpanExample]:
     ds = load_hub(name or SQUAD_HUB, subset, split, "data=squad_local data.train=<file> data.validation=<file>")
     where = f"{name or SQUAD_HUB}[{split}]"
     for i, row in enumerate(ds):
+        record = f"row {i} (id {row.get('id')})"
         try:
             answers = row.get("answers") or {}
             qa = {
@@ -96,9 +101,14 @@ def iter_hub_squad(name: str, subset: str | None, split: str | None, collector: 
                     for t, s in zip(answers.get("text") or [], answers.get("answer_start") or [])
                 ],
             }
+            # hub rows carry no is_impossible flag: in SQuAD v2.0 no answers means unanswerable
+            qa["is_impossible"] = not qa["answers"] and (name or SQUAD_HUB) != SQUAD_HUB
             context = row.get("context")
             if not isinstance(context, str):
                 raise RecordError(f"wrong type: 'context' is {type(context).__name__}, expected a string")
-            yield example_from_qa(qa, context, row.get("title") or "")
+            example = example_from_qa(qa, context, row.get("title") or "")
         except RecordError as e:
-            collector.bad(where, f"row {i} (id {row.get('id')})", e.reason)
+            collector.bad(where, record, e.reason)
+            continue
+        if keep(collector, where, record, example):
+            yield example

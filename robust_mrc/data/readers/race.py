@@ -22,22 +22,25 @@ from robust_mrc.data.readers._common import (
     Collector,
     RecordError,
     build,
+    check_mc,
     check_options,
     field,
     id_field,
+    keep,
     letter_label,
     parse_json,
     parse_json_lines,
-    read_text,
     string_list,
     type_name,
     unique_ids,
 )
+from robust_mrc.data.readers._files import read_text
 RACE_FILE_SUFFIXES = (".txt", ".json")
 
 
-def example_from_row(ex_id: str, row: Any) -> MCExample:
-    """An :class:`MCExample` from a hub-layout row (``article, question, options, answer``)."""
+def example_from_row(ex_id: str, row: Any, check_texts: bool = True) -> tuple[MCExample, list[str]]:
+    """An :class:`MCExample` from a hub-layout row (``article, question, options, answer``), and
+    the remarks of :func:`check_mc` on it."""
     article = field(row, "article", str)
     question = field(row, "question", str)
     if "options" not in row:
@@ -46,23 +49,57 @@ def example_from_row(ex_id: str, row: Any) -> MCExample:
     if "answer" not in row:
         raise RecordError("missing field: 'answer'")
     label = letter_label(row["answer"], len(options))
-    return build(MCExample, id=ex_id, passage=article, question=question, options=tuple(options), label=label)
+    remarks = check_mc(question, options, label)
+    example = build(MCExample, check_texts, id=ex_id, passage=article, question=question, options=tuple(options), label=label)
+    return example, remarks
+
+
+class RowRepeats:
+    """The hub layout repeats a passage's ``example_id`` on each of its questions; a repeated id is
+    a duplicate when it names a different passage, or repeats a whole row (question, options and
+    answer: a file concatenated with itself)."""
+
+    def __init__(self) -> None:
+        self.passage: dict[str, tuple[str, str]] = {}  # raw id -> (article, first record)
+        self.question: dict[tuple, str] = {}
+
+    def problem(self, raw: str | None, record: str, ex: MCExample) -> str | None:
+        if raw is None:
+            return None
+        article, first = self.passage.setdefault(raw, (ex.passage, record))
+        if article != ex.passage:
+            return f"duplicate example id: {raw!r} is also the id of another passage at {first}"
+        earlier = self.question.setdefault((raw, ex.question, ex.options, ex.label), record)
+        if earlier != record:
+            return f"duplicate record: the same example_id, question, options and answer as {earlier}"
+        return None
 
 
 def iter_race_jsonl(path: Path, text: str, collector: Collector) -> Iterator[MCExample]:
-    rows = parse_json_lines(path, text, collector)
+    yield from iter_race_rows(path, parse_json_lines(path, text, collector), collector)
+
+
+def iter_race_rows(path: Path, rows: list[tuple[int, Any]], collector: Collector) -> Iterator[MCExample]:
+    """Hub-layout rows ``(line number, parsed row)``."""
     raw_ids = []
     for _, row in rows:
         raw = row.get("example_id") if isinstance(row, dict) else None
         raw_ids.append(str(raw) if isinstance(raw, (str, int)) and not isinstance(raw, bool) else None)
+    repeats = RowRepeats()
     for (lineno, row), ex_id, raw in zip(rows, unique_ids(raw_ids), raw_ids):
         record = f"line {lineno}" if raw is None else f"line {lineno} (example_id {raw})"
         try:
             if ex_id is None:
                 id_field(row, "example_id")  # raises the precise reason (missing / wrong type)
-            yield example_from_row(ex_id, row)
+            example, remarks = example_from_row(ex_id, row, collector.check_texts)
+            problem = repeats.problem(raw, record, example)
+            if problem:
+                raise RecordError(problem)
         except RecordError as e:
             collector.bad(path, record, e.reason)
+            continue
+        if keep(collector, path, record, example, remarks):
+            yield example
 
 
 def iter_passages(path: Path, passage: Any, record: str, collector: Collector,
@@ -96,15 +133,20 @@ def iter_passages(path: Path, passage: Any, record: str, collector: Collector,
         collector.bad(path, record, e.reason)
         return
     for q, (question, opts, answer) in enumerate(zip(questions, options, answers)):
+        where = f"{record} question {q}"
         try:
             if not isinstance(question, str):
                 raise RecordError(f"wrong type: questions[{q}] is {type_name(question)}, expected a string")
             opts = check_options(opts, f"options[{q}]")
             label = letter_label(answer, len(opts))
+            remarks = check_mc(question, opts, label)
             ex_id = qids[q] if qids is not None else f"{pid}-{q}"
-            yield build(MCExample, id=ex_id, passage=article, question=question, options=tuple(opts), label=label)
+            example = build(MCExample, collector.check_texts, id=ex_id, passage=article, question=question, options=tuple(opts), label=label)
         except RecordError as e:
-            collector.bad(path, f"{record} question {q}", e.reason)
+            collector.bad(path, where, e.reason)
+            continue
+        if keep(collector, path, where, example, remarks):
+            yield example
 
 
 def _top_level_problem(obj: Any) -> str | None:
@@ -140,14 +182,14 @@ def race_files(directory: Path) -> list[Path]:
     return sorted(files, key=lambda p: p.relative_to(directory).as_posix())
 
 
-def iter_race_directory(directory: Path, collector: Collector) -> Iterator[MCExample]:
+def iter_race_directory(directory: Path, collector: Collector, max_bytes: int | None = None) -> Iterator[MCExample]:
     files = race_files(directory)
     if not files:
         raise DataFormatError(directory, None, "empty directory: no *.txt or *.json passage files found")
     for file in files:
         # a broken passage file is a bad record of the directory: skipped when not strict
         try:
-            obj = parse_json(file, read_text(file))
+            obj = parse_json(file, read_text(file, max_bytes))
         except DataFormatError as e:
             collector.bad(file, None if collector.strict else file.name, e.reason)
             continue

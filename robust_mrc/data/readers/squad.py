@@ -4,7 +4,9 @@ One :class:`SpanExample` per ``qa``: ``id = qa["id"]``, the article's ``title`` 
 whose ``answer_start`` is -1, missing, or not pointing at the answer text gets its offset
 recovered by searching the context: the occurrence nearest the given start when that is >= 0,
 else the first. v2.0 ``is_impossible`` questions get ``answers=()``. Answers repeated with the
-same text and start are kept once, in order.
+same text and start are kept once, in order. A question with an empty ``answers`` list that is not
+marked ``is_impossible`` (a SQuAD v1.1 question with no answers) is a bad record, and so is a
+blank question; an example id used twice is a bad record naming both places.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from robust_mrc.data.readers._common import (
     Collector,
     RecordError,
     build,
+    check_blank,
     field,
     id_field,
+    keep,
     type_name,
 )
 
@@ -73,17 +77,23 @@ def parse_answers(raw_answers: Any, context: str) -> tuple[Answer, ...]:
     return tuple(answers)
 
 
-def example_from_qa(qa: Any, context: str, title: str) -> SpanExample:
+def example_from_qa(qa: Any, context: str, title: str, check_texts: bool = True) -> SpanExample:
     """A :class:`SpanExample` from a SQuAD ``qa`` object (``id, question, answers[, is_impossible]``)."""
     qa_id = id_field(qa, "id")
     question = field(qa, "question", str)
+    check_blank(question, "question")
     if qa.get("is_impossible"):
         answers: tuple[Answer, ...] = ()
     else:
         if "answers" not in qa:
             raise RecordError("missing field: 'answers'")
         answers = parse_answers(qa["answers"], context)
-    return build(SpanExample, id=qa_id, context=context, question=question, answers=answers, title=title)
+        if not answers:
+            raise RecordError(
+                "no answers: the 'answers' list is empty and the question is not marked "
+                "is_impossible (SQuAD v2.0 marks an unanswerable question with \"is_impossible\": true)"
+            )
+    return build(SpanExample, check_texts, id=qa_id, context=context, question=question, answers=answers, title=title)
 
 
 def iter_squad(path: Path, obj: Any, collector: Collector) -> Iterator[SpanExample]:
@@ -109,9 +119,12 @@ def iter_squad(path: Path, obj: Any, collector: Collector) -> Iterator[SpanExamp
                 collector.bad(path, where_p, e.reason)
                 continue
             for q, qa in enumerate(qas):
+                qa_id = qa.get("id") if isinstance(qa, dict) else None
+                where = f"{where_p}.qas[{q}]" + (f" (id {qa_id})" if qa_id is not None else "")
                 try:
-                    yield example_from_qa(qa, context, title)
+                    example = example_from_qa(qa, context, title, collector.check_texts)
                 except RecordError as e:
-                    qa_id = qa.get("id") if isinstance(qa, dict) else None
-                    where = f"{where_p}.qas[{q}]" + (f" (id {qa_id})" if qa_id is not None else "")
                     collector.bad(path, where, e.reason)
+                    continue
+                if keep(collector, path, where, example):
+                    yield example

@@ -1,0 +1,269 @@
+"""Config checks: the values of a train or evaluate config, checked before any work, the key named.
+
+:func:`check_config` runs at the start of ``train(cfg)`` and of ``python evaluate.py``: types and
+ranges of the numeric keys, choices, cross-field rules (``task.doc_stride < task.max_length``),
+``trainer`` keys that ``pytorch_lightning.Trainer`` does not take, and ``trainer=gpu`` on a machine
+without a GPU. Every problem found is listed in one :class:`ConfigError`.
+
+:func:`check_lengths` is the data-dependent part, run once the examples are read: a span question
+that leaves no room for a ``doc_stride`` of context is an error naming the example (the tokenizer
+would stop with a Rust panic inside a DataLoader worker); multiple-choice questions and options
+that do not fit ``task.max_length`` are cut by the collator and only counted in a warning.
+
+Why not Hydra structured configs: experiment files add top-level keys of their own
+(``advrace_suite``), and ``data.limit`` is an integer or a mapping (a union OmegaConf cannot type).
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from robust_mrc.errors import UserError
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train", "validation", "test")
+MIN_MAX_LENGTH = 32  # below this no passage, question and option fit at all
+RESUME_WORDS = ("last", "last_or_new")
+# Trainer arguments robust-mrc sets itself: a config value would clash with them
+RESERVED_TRAINER_KEYS = {"default_root_dir": "output_dir=", "callbacks": "the code", "logger": "logger=",
+                         "plugins": "the code"}
+PRECISIONS = {"16", "32", "64", "bf16", "16-true", "16-mixed", "bf16-true", "bf16-mixed", "32-true", "64-true",
+              "transformer-engine", "transformer-engine-float16"}
+
+
+class ConfigError(UserError, ValueError):
+    """Config values that cannot work; the message names each key and what it accepts."""
+
+
+class _Checker:
+    def __init__(self, cfg: DictConfig):
+        self.cfg = cfg
+        self.problems: list[str] = []
+
+    def value(self, key: str) -> Any:
+        return OmegaConf.select(self.cfg, key, default=None, throw_on_missing=False)
+
+    def has(self, key: str) -> bool:
+        parent, _, leaf = key.rpartition(".")
+        node = self.cfg if not parent else OmegaConf.select(self.cfg, parent, default=None)
+        return isinstance(node, (DictConfig, Mapping)) and leaf in node
+
+    def bad(self, key: str, value: Any, expected: str) -> None:
+        self.problems.append(f"{key}={value!r}: expected {expected}")
+
+    def integer(self, key: str, lo: int | None = None, hi: int | None = None, null: bool = False) -> int | None:
+        v = self.value(key)
+        if v is None and (null or not self.has(key)):
+            return None
+        rng = (f" >= {lo}" if hi is None else f" in [{lo}, {hi}]") if lo is not None else ""
+        if not isinstance(v, int) or isinstance(v, bool) or (lo is not None and v < lo) or (hi is not None and v > hi):
+            self.bad(key, v, f"an integer{rng}" + (" or null" if null else ""))
+            return None
+        return v
+
+    def number(self, key: str, lo: float, hi: float | None = None, *, hi_open: bool = False, lo_open: bool = False,
+               null: bool = False) -> float | None:
+        v = self.value(key)
+        if v is None and (null or not self.has(key)):
+            return None
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+        ok = ok and (v > lo if lo_open else v >= lo) and (hi is None or (v < hi if hi_open else v <= hi))
+        if not ok:
+            left, right = ("(" if lo_open else "["), (")" if hi_open else "]")
+            rng = f"in {left}{lo}, {hi}{right}" if hi is not None else f"{'>' if lo_open else '>='} {lo}"
+            self.bad(key, v, f"a number {rng}" + (" or null" if null else ""))
+            return None
+        return float(v)
+
+    def boolean(self, key: str) -> None:
+        v = self.value(key)
+        if self.has(key) and not isinstance(v, bool):
+            self.bad(key, v, "true or false")
+
+    def choice(self, key: str, choices, null: bool = False) -> None:
+        v = self.value(key)
+        if (v is None and (null or not self.has(key))) or v in choices:
+            return
+        self.bad(key, v, "one of " + ", ".join(map(str, choices)) + (" or null" if null else ""))
+
+    def text(self, key: str) -> None:
+        v = self.value(key)
+        if v is not None and not isinstance(v, str):
+            self.bad(key, v, "a string or null")
+
+
+def _check_common(c: _Checker) -> None:
+    c.integer("seed", 0, 2**32 - 1)
+    c.integer("eval_batch_size", 1, null=True)
+    c.integer("num_workers", 0)
+    c.text("output_dir")
+
+
+def _check_task(c: _Checker) -> None:
+    c.choice("task.name", ("mc", "span"))
+    max_length = c.integer("task.max_length", MIN_MAX_LENGTH)
+    if c.value("task.name") == "mc":
+        c.choice("task.inputs", ("full", "options_only", "question_options", "passage_options"))
+        return
+    stride = c.integer("task.doc_stride", 1)
+    c.integer("task.n_best", 1)
+    c.integer("task.max_answer_length", 1)
+    if max_length is not None and stride is not None and stride >= max_length:
+        c.problems.append(f"task.doc_stride={stride} must be smaller than task.max_length={max_length} "
+                          f"(the overlap of two windows; 128 for 384 is usual)")
+
+
+def _check_data(c: _Checker) -> None:
+    from robust_mrc.data.readers import FORMATS
+    from robust_mrc.data.readers._files import parse_size
+
+    c.choice("data.source", ("synthetic", "local", "hub"))
+    c.choice("data.format", FORMATS, null=True)
+    c.boolean("data.strict")
+    c.number("data.holdout", 0.0, 1.0, hi_open=True, null=True)
+    for key in ("data.n_train", "data.n_val", "data.n_test"):
+        c.integer(key, 0)
+    limit = c.value("data.limit")
+    if isinstance(limit, (DictConfig, Mapping)):
+        for split in limit:
+            if split not in SPLITS:
+                c.bad(f"data.limit.{split}", limit[split], f"a split: {', '.join(SPLITS)}")
+            else:
+                c.integer(f"data.limit.{split}", 0, null=True)
+    elif limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        c.bad("data.limit", limit, "an integer >= 0, a mapping such as {train: 4000, validation: 1000}, or null")
+    if c.value("data.max_bytes") is not None:
+        try:
+            parse_size(c.value("data.max_bytes"), "data.max_bytes")
+        except ValueError as err:
+            c.problems.append(str(err))
+
+
+def _trainer_parameters() -> set[str]:
+    import pytorch_lightning as pl
+
+    return set(inspect.signature(pl.Trainer.__init__).parameters) - {"self"}
+
+
+def _check_trainer(c: _Checker) -> None:
+    trainer = c.value("trainer")
+    if trainer is None:
+        return
+    known = _trainer_parameters()
+    for key in trainer:
+        if key in RESERVED_TRAINER_KEYS:
+            c.problems.append(f"trainer.{key} is set by robust-mrc itself (use {RESERVED_TRAINER_KEYS[key]})")
+        elif key not in known:
+            close = difflib.get_close_matches(str(key), sorted(known), n=1)
+            hint = f"; did you mean trainer.{close[0]}?" if close else ""
+            c.problems.append(f"trainer.{key}: not an argument of pytorch_lightning.Trainer{hint}")
+    c.integer("trainer.max_epochs", -1)
+    c.integer("trainer.max_steps", -1)
+    c.integer("trainer.accumulate_grad_batches", 1)
+    c.integer("trainer.log_every_n_steps", 1)
+    c.integer("trainer.num_nodes", 1)
+    c.number("trainer.gradient_clip_val", 0.0, null=True)
+    precision = c.value("trainer.precision")
+    if precision is not None and str(precision) not in PRECISIONS:
+        c.bad("trainer.precision", precision, "one of " + ", ".join(sorted(PRECISIONS)))
+    if str(c.value("trainer.accelerator")) in ("gpu", "cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            c.problems.append(
+                f"trainer.accelerator={c.value('trainer.accelerator')} but this machine has no GPU that "
+                "PyTorch can use (torch.cuda.is_available() is False): use trainer=cpu (trainer=ddp_cpu "
+                "for several processes)"
+            )
+
+
+def _check_train(c: _Checker) -> None:
+    c.integer("batch_size", 1)
+    for key in ("group_by_length", "test_after_fit", "record_train_items"):
+        c.boolean(key)
+    c.text("ckpt_path")
+    c.text("monitor")
+    c.choice("logger.name", ("csv", "wandb", "none"), null=True)
+    c.number("model.optim.lr", 0.0, lo_open=True)
+    c.number("model.optim.weight_decay", 0.0)
+    c.number("model.optim.warmup_ratio", 0.0, 1.0, hi_open=True)
+
+
+def _check_eval(c: _Checker) -> None:
+    c.choice("split", SPLITS)
+    c.text("cache_dir")
+    c.number("confidence_threshold", 0.0, 1.0, lo_open=True)
+    c.integer("error_folds", 2)
+    c.boolean("wandb")
+    c.boolean("magnet_screen.enabled")
+    c.integer("magnet_screen.questions", 1, null=True)
+    c.integer("magnet_screen.max_pool", 1, null=True)
+    c.integer("magnet_screen.top", 1)
+
+
+def check_config(cfg: DictConfig, kind: str = "train") -> None:
+    """Raise a :class:`ConfigError` listing every key of ``cfg`` (a ``train.py`` config, or with
+    ``kind="eval"`` an ``evaluate.py`` one) whose value cannot work."""
+    c = _Checker(cfg)
+    _check_common(c)
+    _check_task(c)
+    if c.value("data") is not None:
+        _check_data(c)
+    _check_trainer(c)
+    (_check_train if kind == "train" else _check_eval)(c)
+    if c.problems:
+        raise ConfigError("bad config: " + "; ".join(c.problems))
+
+
+def check_lengths(task_cfg: Mapping[str, Any], tokenizer, splits: Mapping[str, list]) -> None:
+    """Span: every question must leave more than ``task.doc_stride`` tokens of context in a window
+    of ``task.max_length`` (else a :class:`ConfigError` naming the longest question). Multiple
+    choice: question + option pairs longer than ``task.max_length`` are counted in a warning (the
+    collator cuts them)."""
+    max_length = int(task_cfg["max_length"])
+    for split in SPLITS:
+        examples = splits.get(split) or []
+        if not examples:
+            continue
+        if task_cfg["name"] == "span":
+            _check_span_questions(task_cfg, tokenizer, examples, split, max_length)
+        else:
+            _count_long_mc(tokenizer, examples, split, max_length)
+
+
+def _token_lengths(tokenizer, texts: list[str]) -> list[int]:
+    return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+
+
+def _check_span_questions(task_cfg, tokenizer, examples, split: str, max_length: int) -> None:
+    stride = int(task_cfg["doc_stride"])
+    special = tokenizer.num_special_tokens_to_add(pair=True)
+    lengths = _token_lengths(tokenizer, [ex.question.lstrip() for ex in examples])
+    longest = max(range(len(examples)), key=lengths.__getitem__)
+    n = lengths[longest]
+    if max_length - n - special <= stride:
+        raise ConfigError(
+            f"task.max_length={max_length} is too small for question {examples[longest].id!r} of the "
+            f"{split} split ({n} tokens): a window needs the question, {special} special tokens and more "
+            f"than task.doc_stride={stride} context tokens; set task.max_length>={n + special + stride + 1} "
+            f"or lower task.doc_stride"
+        )
+
+
+def _count_long_mc(tokenizer, examples, split: str, max_length: int) -> None:
+    special = tokenizer.num_special_tokens_to_add(pair=True)
+    questions = _token_lengths(tokenizer, [ex.question for ex in examples])
+    options = iter(_token_lengths(tokenizer, [o for ex in examples for o in ex.options]))
+    too_long = [ex.id for ex, q in zip(examples, questions)
+                if q + max(next(options) for _ in ex.options) + special > max_length]
+    if too_long:
+        log.warning("task.max_length=%d: in %d of %d %s questions the question and an option alone are "
+                    "longer (e.g. %s): the collator cuts them, and the passage is left out",
+                    max_length, len(too_long), len(examples), split, too_long[0])
