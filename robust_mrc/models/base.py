@@ -62,8 +62,7 @@ class QAModule(pl.LightningModule):
     def metrics_of(self, records: dict[str, dict]) -> dict[str, float]:  # pragma: no cover
         raise NotImplementedError
 
-    @staticmethod
-    def merge_records(into: dict[str, dict], new: dict[str, dict]) -> dict[str, dict]:
+    def merge_records(self, into: dict[str, dict], new: dict[str, dict]) -> dict[str, dict]:
         """Add the records of one batch to ``into`` (an id seen twice keeps the later record;
         the span module merges the windows of one example instead)."""
         into.update(new)

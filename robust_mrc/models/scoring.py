@@ -1,0 +1,57 @@
+"""A loaded checkpoint as a :class:`~robust_mrc.attacks.search.Scorer`: predictions of many
+candidate examples, batched, for the model-in-the-loop attacks.
+
+Span QA: each example's n-best answers (the ``task.n_best`` best spans over its windows) with
+probabilities from a softmax over their scores (start + end logits), the distribution Jia & Liang's
+AddAny minimises the expected F1 of. Multiple choice: the option probabilities. The examples are
+collated as for evaluation, ``batch_size`` examples per forward pass, in ``torch.inference_mode``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import torch
+
+from robust_mrc.attacks.search import Prediction
+from robust_mrc.datamodules.qa import make_collator
+
+
+def softmax_nbest(nbest: Sequence[Sequence]) -> tuple[tuple[str, float], ...]:
+    """``((text, probability), ...)`` from ``[[text, score], ...]`` (best first)."""
+    if not nbest:
+        return ()
+    top = max(float(s) for _, s in nbest)
+    weights = [math.exp(float(s) - top) for _, s in nbest]
+    total = sum(weights)
+    return tuple((str(t), w / total) for (t, _), w in zip(nbest, weights))
+
+
+class ModelScorer:
+    """Predictions of ``module`` (a span or multiple-choice module in eval mode).
+
+    ``key`` identifies the model for caches (e.g. the checkpoint's fingerprint)."""
+
+    def __init__(self, module, tokenizer, key: str, batch_size: int = 32):
+        self.module = module.eval()
+        self.key = key
+        self.batch_size = int(batch_size)
+        self.collator = make_collator(module.task_cfg, tokenizer)
+        if module.task == "span":
+            module.keep_nbest = True
+
+    def predict(self, examples: Sequence) -> list[Prediction]:
+        out: list[Prediction] = []
+        with torch.inference_mode():
+            for start in range(0, len(examples), self.batch_size):
+                # candidates of one example share its id: score them under positional ids
+                chunk = [ex.replace(id=f"#{j}") for j, ex in enumerate(examples[start : start + self.batch_size])]
+                records = self.module.predict_records(self.collator(chunk))
+                out.extend(self._prediction(records[ex.id]) for ex in chunk)
+        return out
+
+    def _prediction(self, record: dict) -> Prediction:
+        if "probs" in record:
+            return Prediction(probs=tuple(float(p) for p in record["probs"]))
+        return Prediction(nbest=softmax_nbest(record.get("nbest") or []))
