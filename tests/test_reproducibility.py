@@ -61,14 +61,14 @@ RECORDED = {
         }
     },
     ('task=span', 'attack=mix'): {
-        "epoch0": "7be115183357be3d/word_noise:attacked,word_noise:attacked,word_noise:attacked",
-        "epoch1": "8c03fda56749f3d7/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch0": "2ce1dfdcb0712680/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch1": "7f726355cd0a9f6f/word_noise:attacked,word_noise:attacked,word_noise:attacked",
         "validation": {
                 "clean": "8cacb5f9a33c349b",
                 "addsent": "bba780d2ea5c1357",
                 "addsentmod": "6a81c437046297c4",
-                "char_noise": "1cffb579f6ac5939",
-                "word_noise": "1c96f26c457d0765"
+                "char_noise": "619abaa940398948",
+                "word_noise": "1ccc029706534caa"
         }
     },
     ('attack=augmented_option',): {
@@ -80,11 +80,11 @@ RECORDED = {
         }
     },
     ('task=span', 'attack=amount', 'attack.amount=half'): {
-        "epoch0": "face9c1e7a659b58/clean:clean,clean:clean,char_noise:attacked",
-        "epoch1": "fc52cae0809c799d/char_noise:attacked,char_noise:attacked,clean:clean",
+        "epoch0": "c88192a698d1bc6a/clean:clean,clean:clean,char_noise:attacked",
+        "epoch1": "54fd175ff90b4d61/char_noise:attacked,char_noise:attacked,clean:clean",
         "validation": {
                 "clean": "8cacb5f9a33c349b",
-                "char_noise": "1cffb579f6ac5939"
+                "char_noise": "619abaa940398948"
         }
     },
     ('attack=magnet',): {
@@ -125,8 +125,8 @@ SUITES = {
         "addonesent": "b65d6063ba1a0528",
         "addsentmod": "fd72fa1e94ceac47",
         "addcommon": "7aff88f032df6188",
-        "char_noise": "eb97e8f82e405abe",
-        "word_noise": "ebac929d927f522a"
+        "char_noise": "3ecab2fefa062880",
+        "word_noise": "7972be45bddd962a"
     }
 }
 
