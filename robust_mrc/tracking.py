@@ -9,7 +9,8 @@
 * every metric the module logs: per epoch ``val/acc`` (``val/f1``, ``val/em``),
   ``val/<attack>/...`` and ``val/robust_avg``; ``train/loss``, ``train/items/...``;
 * at test time (:class:`RobustnessTables`) the table ``test/robustness``, one row per test set:
-  ``set, metric, clean, attacked, drop`` (clean minus attacked; the clean row drops 0), and the
+  ``set, metric, clean, attacked, drop, abs_drop`` (drop relative as in the evaluation report,
+  abs_drop = clean minus attacked; the clean row drops 0), and the
   table ``test/samples``: a few examples of each attacked test set (the ones the attack flipped
   from right to wrong first) with the attack's edits, the model's prediction on the attacked and
   on the clean version, and the gold answer;
@@ -28,11 +29,11 @@ import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc.data.examples import LETTERS, MCExample
-from robust_mrc.diagnostics.report import record_correct
+from robust_mrc.diagnostics.report import record_correct, relative_drop
 
 log = logging.getLogger(__name__)
 
-ROBUSTNESS_COLUMNS = ["set", "metric", "clean", "attacked", "drop"]
+ROBUSTNESS_COLUMNS = ["set", "metric", "clean", "attacked", "drop", "abs_drop"]
 SAMPLE_COLUMNS = ["set", "id", "question", "passage", "options", "edits", "prediction", "clean_prediction", "gold", "correct"]
 
 
@@ -97,7 +98,9 @@ def finish(loggers, exit_code: int = 0) -> None:
 
 
 def robustness_rows(metrics: Mapping[str, Any], set_names: list[str], metric: str, stage: str = "test") -> list[list]:
-    """``[set, metric, clean, attacked, drop]`` per evaluation set (clean first, drop 0)."""
+    """``[set, metric, clean, attacked, drop, abs_drop]`` per evaluation set (clean first, drops 0):
+    ``drop`` relative ((clean - attacked) / clean, as in the evaluation report), ``abs_drop`` =
+    clean - attacked."""
     clean_key = f"{stage}/{metric}"
     if clean_key not in metrics:
         return []
@@ -107,7 +110,7 @@ def robustness_rows(metrics: Mapping[str, Any], set_names: list[str], metric: st
         key = clean_key if name == "clean" else f"{stage}/{name}/{metric}"
         if key in metrics:
             attacked = float(metrics[key])
-            rows.append([name, metric, clean, attacked, clean - attacked])
+            rows.append([name, metric, clean, attacked, relative_drop(clean, attacked), clean - attacked])
     return rows
 
 
@@ -179,9 +182,10 @@ class RobustnessTables(pl.Callback):
                 lg.log_table(key="test/samples", columns=SAMPLE_COLUMNS, data=samples)
             # the headline numbers also as summary fields (sortable columns in the runs table)
             run = lg.experiment
-            for name, metric, clean, attacked, drop in rows:
+            for name, metric, clean, attacked, drop, abs_drop in rows:
                 if name != "clean":
                     run.summary[f"test/{name}/drop"] = drop
+                    run.summary[f"test/{name}/abs_drop"] = abs_drop
 
 
 def log_evaluation(cfg: DictConfig, report: Mapping[str, Any], rows: list[dict], images: list[Path], out: Path) -> None:

@@ -251,3 +251,33 @@ def test_report_table_and_plots_go_to_wandb_offline(mc_ckpts, tmp_path, monkeypa
     (table,) = list((run / "files" / "media" / "table").rglob("*.table.json"))
     data = json.loads(table.read_text())
     assert data["columns"][:3] == ["model", "set", "n"] and len(data["data"]) == 8  # 7 sets + attack avg
+
+
+def test_model_in_the_loop_sets_are_searched_per_model_and_cached(tmp_path_factory, tmp_path, monkeypatch):
+    d = tmp_path_factory.mktemp("span_adv")
+    ckpt = train(make_cfg("model=tiny", *SPAN_DATA, "trainer.max_epochs=1", "batch_size=16", "test_after_fit=false", f"output_dir={d}"))["ckpt_path"]
+    sets = "[{name: addsent_model, attack: addsent, model: true}, {name: addany, model: true, limit: 4, params: {budget: 30}}]"
+    args = [f"ckpt_path={ckpt}", *SPAN_DATA, "suite=squad", f"suite.sets={sets}", f"cache_dir={tmp_path / 'c'}", "diagnostics=[]"]
+    _, out = run_eval(tmp_path, *args)
+    report = json.loads((out / "report.json").read_text())
+    (model,) = report["models"]
+    entry = report["models"][model]["sets"]
+    assert entry["addsent_model"]["n"] == 12 and entry["addany"]["n"] == 4
+    for name in ("addsent_model", "addany"):
+        m = entry[name]
+        # orig_*: the clean questions the set was made from; adv_*: the set; drop compares them
+        assert m["adv_f1"] == pytest.approx(m["f1"]) and m["abs_drop"] == pytest.approx(m["orig_f1"] - m["adv_f1"])
+        assert report["sets"][name]["by_model"][model]["search"]["queries"] > 0
+    assert report["sets"]["addany"]["by_model"][model]["search"]["queries"] <= 4 * 30
+    # a second evaluation: the searched sets and their predictions come from the cache, no model query
+    from robust_mrc.attacks import search
+
+    def no_search(*a, **k):
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(search, "run_search", no_search)
+    monkeypatch.setattr("robust_mrc.evaluation.suites.run_search", no_search)
+    _, out2 = run_eval(tmp_path, *args, name="again")
+    again = json.loads((out2 / "report.json").read_text())
+    assert again["models"][model]["sets"]["addany"] == entry["addany"]
+    assert again["sets"]["addany"]["by_model"][model]["cached"] is True

@@ -108,13 +108,16 @@ def test_offline_run_holds_config_robust_metrics_and_test_tables(tmp_path, monke
 
     # robustness table: one row per test set
     table = run.table("test/robustness")
-    assert table["columns"] == ["set", "metric", "clean", "attacked", "drop"]
+    assert table["columns"] == ["set", "metric", "clean", "attacked", "drop", "abs_drop"]
     rows = {r[0]: r for r in table["data"]}
     assert set(rows) == {"clean", "charswap"}
-    _, metric, clean, attacked, drop = rows["charswap"]
+    _, metric, clean, attacked, drop, abs_drop = rows["charswap"]
     assert metric == "acc" and clean == pytest.approx(metrics["test/acc"]) and attacked == pytest.approx(metrics["test/charswap/acc"])
-    assert drop == pytest.approx(clean - attacked) and rows["clean"][4] == 0
+    # one meaning of drop everywhere: relative, as in the evaluation report; abs_drop absolute
+    assert abs_drop == pytest.approx(clean - attacked) and rows["clean"][4] == 0 and rows["clean"][5] == 0
+    assert drop == pytest.approx((clean - attacked) / clean if clean else 0.0)
     assert run.summary["test/charswap/drop"] == pytest.approx(drop)
+    assert run.summary["test/charswap/abs_drop"] == pytest.approx(abs_drop)
 
     # sample attacked examples with prediction and gold
     samples = run.table("test/samples")

@@ -3,6 +3,7 @@
     python -m robust_mrc.attacks list [task=mc|span]
     python -m robust_mrc.attacks apply attack=charswap data=PATH out=PATH [seed=0] [limit=N]
         [format=race_jsonl|race_original|dream|squad] [stats=PATH] [keep_failed=true] [KEY=VALUE ...]
+    python -m robust_mrc.attacks apply attack=addany ckpt=RUN/checkpoints/best.ckpt data=PATH out=PATH [budget=600]
 
 ``data=`` is a file the readers load (format detected); the attacked set is written in the input's
 own format (or ``format=``), with examples the attack cannot change kept as they are
@@ -10,7 +11,10 @@ own format (or ``format=``), with examples the attack cannot change kept as they
 ``stats=``). Any other ``KEY=VALUE`` is a parameter of the attack (values read as YAML), e.g.
 ``question_only=true``, ``pool=options.txt``, ``bank=de.jsonl``, ``position=random``. Attacks that
 need a pool of options (magnet, extra_option, distractor_generation) get the input data itself
-when no ``pool=`` is given (never the same passage).
+when no ``pool=`` is given (never the same passage). With ``ckpt=`` an attack that can use a model
+(span ``addsent``/``addonesent``/``addsentmod``: the worst candidate; ``addany``, ``addcommon``: local
+search) runs its search against that checkpoint (``batch_size=`` examples per forward pass) and the
+statistics add the model queries and queries per second.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from robust_mrc.attacks import list_attacks
 from robust_mrc.attacks.apply import AttackSpecError, attack_example, build_attack
 from robust_mrc.data.examples import MCExample
 
-_OWN_KEYS = {"attack", "data", "out", "seed", "epoch", "limit", "format", "stats", "keep_failed", "task", "strict"}
+_OWN_KEYS = {"attack", "data", "out", "seed", "epoch", "limit", "format", "stats", "keep_failed", "task", "strict", "ckpt", "batch_size"}
 
 
 def _parse(args: list[str]) -> dict:
@@ -92,6 +96,25 @@ def attack_stats(originals, attacked, failed: int, seconds: float | None = None)
     return stats
 
 
+def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int):
+    """``[(example, changed)]`` and query statistics of ``attack``'s search against ``ckpt=``."""
+    from robust_mrc.attacks.search import run_search, searches
+    from robust_mrc.models.backbone import load_tokenizer
+    from robust_mrc.evaluation.cache import checkpoint_key
+    from robust_mrc.models.checkpoints import load_checkpoint
+    from robust_mrc.models.scoring import ModelScorer
+
+    if not searches(attack):
+        raise SystemExit(f"attack {attack.name!r} has no model-in-the-loop search: drop ckpt=")
+    module = load_checkpoint(cfg["ckpt"], expected_task=task)
+    scorer = ModelScorer(module, load_tokenizer(module.model_cfg), checkpoint_key(cfg["ckpt"]), int(cfg.get("batch_size", 32)))
+    result, stats = run_search(attack, examples, scorer, seed, epoch)
+    changed = [a is not e for a, e in zip(result.examples, examples)]
+    info = {"ckpt": str(cfg["ckpt"]), "queries": stats.queries, "seconds": round(stats.seconds, 2),
+            "queries_per_second": round(stats.queries_per_second, 1), "queries_per_example": round(stats.queries / max(1, len(examples)), 1)}
+    return list(zip(result.examples, changed)), info
+
+
 def apply(cfg: dict) -> dict:
     from robust_mrc.data.readers import load_examples
     from robust_mrc.data.writers import output_path_problem, write_examples
@@ -114,11 +137,14 @@ def apply(cfg: dict) -> dict:
     except (AttackSpecError, ValueError) as exc:
         raise SystemExit(str(exc)) from None
     t0 = time.perf_counter()
-    attacked, failed = [], 0
     keep_failed = str(cfg.get("keep_failed", "true")).lower() != "false"
-    originals = []
-    for ex in examples:
-        new, ok = attack_example(attack, ex, seed, epoch)
+    search = None
+    if cfg.get("ckpt"):  # the model-in-the-loop search against this checkpoint
+        results, search = _search(attack, list(examples), cfg, task, seed, epoch)
+    else:
+        results = [attack_example(attack, ex, seed, epoch) for ex in examples]
+    attacked, originals, failed = [], [], 0
+    for ex, (new, ok) in zip(examples, results):
         if not ok:
             failed += 1
             if not keep_failed:
@@ -131,6 +157,8 @@ def apply(cfg: dict) -> dict:
     out.parent.mkdir(parents=True, exist_ok=True)
     write_examples(attacked, out, fmt)
     stats = attack_stats(originals, attacked, failed, seconds)
+    if search is not None:
+        stats["search"] = search
     stats.update({"attack": attack.name, "task": task, "paper": attack.paper, "seed": seed, "epoch": epoch,
                   "data": str(cfg["data"]), "format": fmt, "out": str(out),
                   "params": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else "<object>") for k, v in params.items()}})

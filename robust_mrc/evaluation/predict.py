@@ -18,10 +18,13 @@ log = logging.getLogger(__name__)
 
 class Predictor:
     """Runs one loaded module over sets with ``trainer.predict``; ``records(...)`` reuses cached
-    predictions. ``loader_for(examples)`` gives the collated DataLoader of a set."""
+    predictions. ``loader_for(examples)`` gives the collated DataLoader of a set; ``scorer(batch_size)``
+    the model as a :class:`~robust_mrc.attacks.search.Scorer` for model-in-the-loop sets."""
 
-    def __init__(self, module, ckpt_path: str | Path, make_trainer: Callable[[], Any], loader_for: Callable, cache: DiskCache):
+    def __init__(self, module, ckpt_path: str | Path, make_trainer: Callable[[], Any], loader_for: Callable, cache: DiskCache,
+                 scorer: Callable[[int], Any] | None = None):
         self.module = module
+        self.scorer = scorer
         self.ckpt_path = str(ckpt_path)
         self.make_trainer = make_trainer
         self.loader_for = loader_for

@@ -8,14 +8,20 @@ A ``suite`` config (``conf/suite/*.yaml``) lists sets::
       - {name: addsent}                                # attack "addsent" with its defaults
       - {name: magnet, params: {pool: null}}           # pool null: options of other passages
       - {name: cs_strong, attack: charswap, params: {rate: 0.5}}
+      - {name: addany, model: true, limit: 200}        # searched against each evaluated model
     extra: {}                                          # name -> a RACE / SQuAD file, or
-                                                       #         {file: ..., format: ..., dpr: true}
+                                                       #   {file: ..., format: ..., dpr: true, adversarial: true}
 
 Each attacked set is the clean set under one attack, every example attacked once with
 ``example_rng(seed, 0, id, attack)`` (the same copies the training module validates on); where the
-attack gives up, the clean example stays (counted as a fallback). Sets are cached under
-``cache_dir`` by a fingerprint of (clean examples, attack, parameters and the files they name,
-seed), so a second evaluation reads them back instead of attacking again.
+attack gives up, the clean example stays (counted as a fallback). ``model: true`` runs the attack's
+model-in-the-loop search (:mod:`robust_mrc.attacks.search`) against each evaluated checkpoint, which
+gets its own version of the set; ``limit: N`` takes the first N clean questions only. A file whose
+ids are variants ``<clean id>-<suffix>`` (Jia & Liang's published sets), or one marked
+``adversarial: true``, is scored by their grouped worst-case rules (``orig_*`` / ``adv_*``). Sets
+are cached under ``cache_dir`` by a fingerprint of (clean examples, attack, parameters and the
+files they name, seed, the attacks' resources, and for model sets the checkpoint), so a second
+evaluation reads them back instead of attacking again.
 """
 
 from __future__ import annotations
@@ -23,12 +29,13 @@ from __future__ import annotations
 from robust_mrc.errors import UserError
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from robust_mrc.attacks.apply import AttackSpecError, attack_examples, build_attack
 from robust_mrc.attacks.resources import environment
+from robust_mrc.attacks.search import run_search, searches
 from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
 
 log = logging.getLogger(__name__)
@@ -50,6 +57,9 @@ class SetSpec:
     file: str | None = None
     format: str = "auto"
     dpr: bool = False  # paired with the clean set by id; report the different-prediction ratio
+    model: bool = False  # the attack searches against each evaluated model (its own set per model)
+    limit: int | None = None  # the first N questions of the clean set only (costly searches)
+    adversarial: bool = False  # Jia & Liang layout: variants <original id>-<suffix>, grouped scores
 
     @property
     def external(self) -> bool:
@@ -65,6 +75,7 @@ class EvalSet:
     fingerprint: str
     cached: bool = False
     fallbacks: int = 0
+    search: dict | None = None  # a model-in-the-loop set: queries, seconds, queries/s
 
     @property
     def name(self) -> str:
@@ -85,25 +96,38 @@ def suite_specs(suite_cfg: Mapping[str, Any] | None, task: str) -> list[SetSpec]
         entry = dict(entry)
         if "name" not in entry:
             raise SuiteConfigError(f"suite={name}: set #{i} has no name: {entry}")
-        unknown = set(entry) - {"name", "attack", "params", "file", "format", "dpr"}
-        if unknown:
-            raise SuiteConfigError(f"suite={name}: set {entry['name']!r} has unknown key(s) {sorted(unknown)}")
-        if entry.get("file"):
-            specs.append(SetSpec(entry["name"], file=str(entry["file"]), format=entry.get("format", "auto"), dpr=bool(entry.get("dpr", False))))
-        else:
-            specs.append(
-                SetSpec(entry["name"], attack=entry.get("attack") or entry["name"], params=dict(entry.get("params") or {}), dpr=bool(entry.get("dpr", False)))
-            )
+        specs.append(_set_spec(entry, f"suite={name}: set {entry['name']!r}", task))
     for set_name, value in (cfg.get("extra") or {}).items():
         value = {"file": value} if isinstance(value, str) else dict(value)
         if not value.get("file"):
             raise SuiteConfigError(f"suite.extra.{set_name}: give a file path (or {{file: ..., format: ...}})")
-        specs.append(SetSpec(str(set_name), file=str(value["file"]), format=value.get("format", "auto"), dpr=bool(value.get("dpr", False))))
+        specs.append(_set_spec({**value, "name": str(set_name)}, f"suite.extra.{set_name}", task))
     names = [CLEAN] + [s.name for s in specs]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:
         raise SuiteConfigError(f"suite={name}: the set name {dup!r} is used twice (clean is reserved)")
     return specs
+
+
+_SET_KEYS = {"name", "attack", "params", "file", "format", "dpr", "model", "limit", "adversarial"}
+
+
+def _set_spec(entry: Mapping[str, Any], where: str, task: str) -> SetSpec:
+    unknown = set(entry) - _SET_KEYS
+    if unknown:
+        raise SuiteConfigError(f"{where} has unknown key(s) {sorted(unknown)}; a set takes {sorted(_SET_KEYS)}")
+    limit = entry.get("limit")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise SuiteConfigError(f"{where}: limit={limit!r} must be a whole number >= 1 (or null)")
+    if entry.get("adversarial") and task != "span":
+        raise SuiteConfigError(f"{where}: adversarial: true (Jia & Liang's grouped scores) is for span QA sets")
+    if entry.get("file"):
+        if entry.get("model") or entry.get("attack"):
+            raise SuiteConfigError(f"{where}: a file set takes no attack and no model search")
+        return SetSpec(entry["name"], file=str(entry["file"]), format=entry.get("format", "auto"), dpr=bool(entry.get("dpr", False)),
+                       limit=limit, adversarial=bool(entry.get("adversarial", False)))
+    return SetSpec(entry["name"], attack=entry.get("attack") or entry["name"], params=dict(entry.get("params") or {}),
+                   dpr=bool(entry.get("dpr", False)), model=bool(entry.get("model", False)), limit=limit)
 
 
 def build_sets(
@@ -115,32 +139,52 @@ def build_sets(
     cache: DiskCache,
     pool_examples: Sequence | None = None,
     strict: bool = True,
+    scorer=None,
 ) -> dict[str, EvalSet]:
-    """``{"clean": ..., name: ...}`` in suite order; attacked sets read from ``cache`` when present."""
-    clean_digest = examples_digest(clean)
-    sets = {CLEAN: EvalSet(SetSpec(CLEAN), list(clean), fingerprint("clean", clean_digest))}
+    """``{"clean": ..., name: ...}`` in suite order; attacked sets read from ``cache`` when present.
+
+    Sets with ``model: true`` are searched against ``scorer`` (a
+    :class:`~robust_mrc.attacks.search.Scorer` of the evaluated model; its ``key`` joins the
+    cache fingerprint): build them once per model."""
+    sets = {CLEAN: EvalSet(SetSpec(CLEAN), list(clean), fingerprint("clean", examples_digest(clean)))}
     pool_digest = examples_digest(pool_examples) if pool_examples is not None else None
     resource_env = environment() if any(not s.external for s in specs) else None  # WordNet, tagger, homoglyphs
     for spec in specs:
         if spec.external:
-            sets[spec.name] = _external_set(spec, task, strict)
+            sets[spec.name] = _external_set(spec, task, strict, clean)
             continue
-        key = fingerprint("attacked", clean_digest, spec.attack, dict(spec.params), int(seed), pool_digest, task, resource_env)
+        base = list(clean[: spec.limit]) if spec.limit else list(clean)
+        if spec.model and scorer is None:
+            raise SuiteConfigError(f"set {spec.name!r}: model: true needs a model to search against")
+        key = fingerprint("attacked", examples_digest(base), spec.attack, dict(spec.params), int(seed), pool_digest, task,
+                          resource_env, scorer.key if spec.model else None)
         cached = cache.load_examples(spec.name, key)
-        if cached is not None and len(cached) == len(clean):
+        if cached is not None and len(cached) == len(base):
             log.info("set %s: %d examples from the cache (%s)", spec.name, len(cached), key)
-            sets[spec.name] = EvalSet(spec, cached, key, cached=True, fallbacks=_count_unchanged(clean, cached))
+            search = cache.load_json("search", key) if spec.model else None
+            sets[spec.name] = EvalSet(spec, cached, key, cached=True, fallbacks=_count_unchanged(base, cached), search=search)
             continue
         try:
             attack = build_attack({"name": spec.attack, "params": dict(spec.params)}, task, pool_examples)
         except (AttackSpecError, ValueError) as err:
             raise SuiteConfigError(f"set {spec.name!r}: cannot build attack {spec.attack!r}: {err}") from None
-        attacked = attack_examples(attack, clean, seed)
+        search = None
+        if spec.model:
+            if not searches(attack):
+                raise SuiteConfigError(f"set {spec.name!r}: attack {spec.attack!r} has no model-in-the-loop search (drop model: true)")
+            attacked, stats = run_search(attack, base, scorer, seed)
+            search = {"queries": stats.queries, "rounds": stats.rounds, "seconds": round(stats.seconds, 2),
+                      "queries_per_second": round(stats.queries_per_second, 1),
+                      "queries_per_example": round(stats.queries / max(1, len(base)), 1)}
+            log.info("set %s: %d model queries in %.1f s (%.1f queries/s)", spec.name, stats.queries, stats.seconds, stats.queries_per_second)
+            cache.save_json("search", key, search)
+        else:
+            attacked = attack_examples(attack, base, seed)
         examples, fallbacks = attacked.examples, attacked.fallbacks
         if fallbacks:
             log.info("set %s: %d of %d examples unchanged (the attack gave up)", spec.name, fallbacks, len(examples))
         cache.save_examples(spec.name, key, examples)
-        sets[spec.name] = EvalSet(spec, examples, key, fallbacks=fallbacks)
+        sets[spec.name] = EvalSet(spec, examples, key, fallbacks=fallbacks, search=search)
     return sets
 
 
@@ -148,7 +192,7 @@ def _count_unchanged(clean: Sequence, attacked: Sequence) -> int:
     return sum(a == c for a, c in zip(attacked, clean))
 
 
-def _external_set(spec: SetSpec, task: str, strict: bool) -> EvalSet:
+def _external_set(spec: SetSpec, task: str, strict: bool, clean: Sequence) -> EvalSet:
     from robust_mrc.data.examples import MCExample, SpanExample
     from robust_mrc.data.readers import load_examples
     from robust_mrc.evaluation.cache import file_digest
@@ -160,5 +204,18 @@ def _external_set(spec: SetSpec, task: str, strict: bool) -> EvalSet:
     expected = MCExample if task == "mc" else SpanExample
     if examples and not isinstance(examples[0], expected):
         raise SuiteConfigError(f"set {spec.name!r}: {path} holds {type(examples[0]).__name__}s, task={task} needs {expected.__name__}s")
+    if spec.limit:
+        examples = examples[: spec.limit]
+    if task == "span" and not spec.adversarial and _has_variants(examples, clean):
+        log.info("set %s: ids <original id>-<suffix> of clean questions: scored as an adversarial set (Jia & Liang)", spec.name)
+        spec = replace(spec, adversarial=True)
     digest = file_digest(path) if path.is_file() else examples_digest(examples)
-    return EvalSet(spec, examples, fingerprint("file", str(path.resolve()), digest))
+    return EvalSet(spec, examples, fingerprint("file", str(path.resolve()), digest, spec.limit))
+
+
+def _has_variants(examples: Sequence, clean: Sequence) -> bool:
+    """Whether some ids are variants ``<clean id>-<suffix>`` of the clean set's questions."""
+    from robust_mrc.metrics.adversarial import original_id
+
+    clean_ids = {ex.id for ex in clean}
+    return any(original_id(ex.id) != ex.id and original_id(ex.id) in clean_ids for ex in examples)

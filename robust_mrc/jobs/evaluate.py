@@ -30,6 +30,7 @@ from robust_mrc.evaluation.predict import Predictor
 from robust_mrc.evaluation.suites import CLEAN, EvalSet, build_sets, suite_specs
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import CheckpointError, load_checkpoint
+from robust_mrc.models.scoring import ModelScorer
 from robust_mrc.reports.robustness import build_report, headline_metrics, report_rows, write_report
 from robust_mrc.reports.tables import format_table
 from robust_mrc.runtime import atomic_write_json, atomic_write_text, build_trainer, run_dir
@@ -51,12 +52,21 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     cache = DiskCache(cfg.get("cache_dir"))
     suite_cfg = OmegaConf.to_container(cfg.suite, resolve=True) if cfg.get("suite") is not None else {}
     pool = splits.get("train") or splits[split]
-    sets = build_sets(suite_specs(suite_cfg, task), splits[split], task, seed=int(cfg.seed), cache=cache,
+    specs = suite_specs(suite_cfg, task)
+    sets = build_sets([s for s in specs if not s.model], splits[split], task, seed=int(cfg.seed), cache=cache,
                       pool_examples=pool, strict=bool(cfg.data.get("strict", True)))
 
     names = model_names(paths)
     predictors = [make_predictor(cfg, module, path, cache, out) for module, path in zip(modules, paths)]
     predictions = {name: predict_sets(predictor, sets) for name, predictor in zip(names, predictors)}
+    model_sets = {}  # the model-in-the-loop sets, searched against each model
+    if any(s.model for s in specs):
+        for name, predictor in zip(names, predictors):
+            own = build_sets([s for s in specs if s.model], splits[split], task, seed=int(cfg.seed), cache=cache,
+                             pool_examples=pool, scorer=predictor.scorer(int(cfg.eval_batch_size)))
+            own.pop(CLEAN)
+            model_sets[name] = own
+            predictions[name].update(predict_sets(predictor, own))
     screening = None
     if (cfg.get("magnet_screen") or {}).get("enabled"):
         screening = magnet_screening(cfg, task, splits[split], pool, predictors, names, predictions, sets, cache, out)
@@ -68,6 +78,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
         task=task, suite=suite_cfg.get("name", "clean"), split=split, data=cfg.data.get("name"),
         primary=modules[0].primary_metric, seed=int(cfg.seed), sets=sets, predictions=predictions,
         checkpoints={**dict(zip(names, paths)), "ensemble": list(paths)}, metrics_of=modules[0].metrics_of,
+        metric=str(modules[0].task_cfg.get("metric") or "squad_v1"), model_sets=model_sets,
     )
     report["diagnostics"] = run_diagnostics(cfg, report, sets, predictions, modules, names, out)
     if screening is not None:
@@ -114,12 +125,17 @@ def make_predictor(cfg: DictConfig, module, path: str, cache: DiskCache, out: Pa
     if module.task == "span":
         task_cfg["metric"] = cfg.task.get("metric", task_cfg.get("metric"))
     module.task_cfg = task_cfg
-    collator = make_collator(task_cfg, load_tokenizer(module.model_cfg))
+    tokenizer = load_tokenizer(module.model_cfg)
+    collator = make_collator(task_cfg, tokenizer)
 
     def loader_for(examples):
         return prediction_loader(task_cfg, examples, collator, int(cfg.eval_batch_size), int(cfg.num_workers))
 
-    return Predictor(module, path, lambda: build_trainer(cfg, out), loader_for, cache)
+    def scorer(batch_size: int) -> ModelScorer:
+        return ModelScorer(module, tokenizer, predictor.key, batch_size)
+
+    predictor = Predictor(module, path, lambda: build_trainer(cfg, out), loader_for, cache, scorer)
+    return predictor
 
 
 def predict_sets(predictor: Predictor, sets: dict[str, EvalSet]) -> dict[str, dict]:

@@ -21,69 +21,128 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from robust_mrc.data.writers import atomic_write_text
 from robust_mrc.diagnostics._io import new_figure, save_png
-from robust_mrc.diagnostics.report import flip_rate, relative_drop
+from robust_mrc.diagnostics.dpr import different_prediction_ratio
+from robust_mrc.diagnostics.report import relative_drop
+from robust_mrc.metrics.adversarial import adversarial_scores, original_id
 from robust_mrc.reports.tables import format_table
 
 CLEAN = "clean"
 
 
-def model_summary(set_metrics: dict[str, dict], primary: str) -> dict[str, float]:
-    attacked = [m[primary] for name, m in set_metrics.items() if name != CLEAN and primary in m]
-    out: dict[str, float] = {}
+AVERAGED = ("acc", "em", "f1", "flip")
+
+
+def model_summary(set_metrics: dict[str, dict], primary: str) -> dict[str, Any]:
+    """``attack_avg`` (the primary metric averaged over the attacked sets), its relative drop
+    ``attack_avg_drop`` and absolute ``attack_avg_abs_drop`` against clean, and ``attack_means``:
+    the mean of every metric over the attacked sets (the report's "attack avg" row)."""
+    attacked = [m for name, m in set_metrics.items() if name != CLEAN and primary in m]
+    out: dict[str, Any] = {}
     if attacked:
-        out["attack_avg"] = sum(attacked) / len(attacked)
+        out["attack_avg"] = sum(m[primary] for m in attacked) / len(attacked)
+        out["attack_means"] = {k: sum(m[k] for m in attacked) / len(attacked) for k in AVERAGED if all(k in m for m in attacked)}
         if CLEAN in set_metrics:
             out["attack_avg_drop"] = relative_drop(set_metrics[CLEAN][primary], out["attack_avg"])
+            out["attack_avg_abs_drop"] = set_metrics[CLEAN][primary] - out["attack_avg"]
     return out
 
 
-def set_entry(metrics: dict[str, float], records: Mapping, clean_records: Mapping | None, clean_metrics: dict | None, primary: str, task: str) -> dict:
-    entry: dict[str, Any] = {"n": len(records), **metrics}
-    if clean_records is not None and clean_metrics is not None:
-        entry["drop"] = relative_drop(clean_metrics[primary], metrics[primary])
-        # mc: the chosen option's index; span: answers after SQuAD (or, for Chinese, DuReader) normalization
-        preds = lambda recs: {i: r["pred"] for i, r in recs.items()}  # noqa: E731
-        entry["flip"] = flip_rate(preds(clean_records), preds(records), "mc" if task == "mc" else "auto")
-        entry["paired"] = sum(i in clean_records for i in records)
+def set_entry(records: Mapping[str, dict], clean_records: Mapping[str, dict] | None, *, metrics_of, primary: str,
+              task: str, metric: str = "squad_v1", adversarial: bool = False, order: Sequence[str] | None = None,
+              model_set: bool = False) -> dict:
+    """Metrics of one set and, against the clean set, ``drop`` (relative), ``abs_drop`` (clean -
+    attacked) and ``flip`` over the paired questions.
+
+    Pairing: an attacked set's question with the clean question of the same id; in an
+    ``adversarial`` set (Jia & Liang's files: variants ``<original id>-<suffix>``) each variant
+    with its original, and the set also gets ``orig_em/orig_f1/adv_em/adv_f1`` by their grouped
+    rules (:mod:`robust_mrc.metrics.adversarial`, in the data file's ``order``), which the drop
+    then compares. A model-in-the-loop set (one adversarial variant per question) reports
+    ``orig_*`` (clean, same questions) and ``adv_*`` (the set) the same way."""
+    entry: dict[str, Any] = {"n": len(records), **metrics_of(records)}
+    if clean_records is None:
+        return entry
+    original = original_id if adversarial else (lambda i: i)
+    pairs = [(original(i), i) for i in records if original(i) in clean_records]
+    entry["paired"] = len(pairs)
+    if not pairs:
+        return entry
+    paired_clean = metrics_of({o: clean_records[o] for o, _ in pairs})
+    clean_value, attacked_value = paired_clean[primary], entry[primary]
+    if adversarial and task == "span":
+        ids = [i for i in (order or records) if i in records or original(i) in clean_records]
+        preds = {i: r["pred"] for i, r in records.items()}
+        golds = {i: records[i]["golds"] for i in ids if i in records}
+        for o, _ in pairs:  # the originals, scored on the clean set, join their groups
+            preds.setdefault(o, clean_records[o]["pred"])
+            golds.setdefault(o, clean_records[o]["golds"])
+        ordered = {i: golds[i] for i in dict.fromkeys([o for o, _ in pairs] + ids) if i in golds}
+        grouped = adversarial_scores(preds, ordered, metric)
+        entry.update({"orig_em": grouped["orig_exact_match"], "orig_f1": grouped["orig_f1"],
+                      "adv_em": grouped["adv_exact_match"], "adv_f1": grouped["adv_f1"]})
+        clean_value, attacked_value = entry[f"orig_{primary}"], entry[f"adv_{primary}"]
+    elif model_set and task == "span":
+        entry.update({"orig_em": paired_clean["em"], "orig_f1": paired_clean["f1"], "adv_em": entry["em"], "adv_f1": entry["f1"]})
+    entry["drop"] = relative_drop(clean_value, attacked_value)
+    entry["abs_drop"] = clean_value - attacked_value
+    # mc: the chosen option's index; span: answers compared under the task's scorer
+    flip = different_prediction_ratio({o: clean_records[o]["pred"] for o, _ in pairs}, {i: r["pred"] for i, r in records.items()},
+                                      pairs, "mc" if task == "mc" else metric)
+    entry["flip"] = flip["dpr"]
     return entry
 
 
 def build_report(*, task: str, suite: str, split: str, data: str | None, primary: str, seed: int,
                  sets: Mapping[str, Any], predictions: Mapping[str, Mapping[str, dict]],
-                 checkpoints: Mapping[str, Any], metrics_of) -> dict[str, Any]:
+                 checkpoints: Mapping[str, Any], metrics_of, metric: str = "squad_v1",
+                 model_sets: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """The report of one evaluation: per set its provenance, per model and set the metrics, the
-    drop and the flip against clean, and per model the attack average.
+    drop and the flip against clean (:func:`set_entry`), and per model the attack average.
 
-    ``sets``: name -> built set (``.examples``, ``.spec``, ``.fingerprint``, ``.cached``,
-    ``.fallbacks``); ``predictions``: model -> set -> records; ``checkpoints``: model -> path(s);
-    ``metrics_of``: records -> metrics (the task module's)."""
+    ``sets``: name -> built set shared by all models (``.examples``, ``.spec``, ``.fingerprint``,
+    ``.cached``, ``.fallbacks``); ``model_sets``: model -> name -> its own model-in-the-loop set;
+    ``predictions``: model -> set -> records; ``checkpoints``: model -> path(s); ``metrics_of``:
+    records -> metrics (the task module's); ``metric``: the span scorer's name."""
+    model_sets = model_sets or {}
     report: dict[str, Any] = {
         "task": task, "suite": suite, "split": split, "data": data,
         "primary": primary, "seed": seed, "models": {}, "sets": {}, "notes": [],
     }
     for s in sets.values():
-        report["sets"][s.name] = {
-            "n": len(s.examples), "source": s.spec.file or s.spec.attack or CLEAN, "fingerprint": s.fingerprint,
-            "cached": s.cached, "unchanged": s.fallbacks,
-        }
+        report["sets"][s.name] = _provenance(s)
+    for model, own in model_sets.items():
+        for s in own.values():
+            entry = report["sets"].setdefault(s.name, {**_provenance(s), "by_model": {}})
+            entry["by_model"][model] = {k: v for k, v in _provenance(s).items() if k not in ("n", "source")}
     for model, per_set in predictions.items():
         entry: dict[str, Any] = {"ckpt": checkpoints[model], "sets": {}}
         clean_records = per_set.get(CLEAN)
-        clean_metrics = metrics_of(clean_records) if clean_records else None
         for set_name, records in per_set.items():
             if not records:
                 continue
-            paired = set_name != CLEAN and clean_records is not None
+            built = sets.get(set_name) or model_sets.get(model, {}).get(set_name)
+            spec = getattr(built, "spec", None)
             entry["sets"][set_name] = set_entry(
-                metrics_of(records), records, clean_records if paired else None, clean_metrics if paired else None, primary, task
+                records, clean_records if set_name != CLEAN else None, metrics_of=metrics_of, primary=primary, task=task,
+                metric=metric, adversarial=bool(getattr(spec, "adversarial", False)),
+                order=[ex.id for ex in built.examples] if built is not None else None,
+                model_set=bool(getattr(spec, "model", False)),
             )
         entry.update(model_summary(entry["sets"], primary))
         report["models"][model] = entry
     return report
+
+
+def _provenance(s) -> dict[str, Any]:
+    info = {"n": len(s.examples), "source": s.spec.file or s.spec.attack or CLEAN, "fingerprint": s.fingerprint,
+            "cached": s.cached, "unchanged": s.fallbacks}
+    if getattr(s, "search", None):
+        info["search"] = s.search
+    return info
 
 
 def headline_metrics(report: Mapping[str, Any], model: str) -> dict[str, float]:
@@ -93,7 +152,7 @@ def headline_metrics(report: Mapping[str, Any], model: str) -> dict[str, float]:
     metrics: dict[str, float] = {}
     for set_name, m in report["models"][model]["sets"].items():
         prefix = f"{split}/" if set_name == CLEAN else f"{split}/{set_name}/"
-        for key in ("acc", "em", "f1", "n", "drop", "flip"):
+        for key in ("acc", "em", "f1", "n", "drop", "abs_drop", "flip", "orig_em", "orig_f1", "adv_em", "adv_f1"):
             if key in m:
                 metrics[prefix + key] = float(m[key])
     if "attack_avg" in report["models"][model]:
@@ -102,23 +161,27 @@ def headline_metrics(report: Mapping[str, Any], model: str) -> dict[str, float]:
 
 
 def report_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Flat rows (model, set, n, metrics..., drop, flip) in model then suite order."""
+    """Flat rows (model, set, n, metrics..., drop, abs_drop, flip) in model then suite order;
+    the "attack avg" row of a model holds the means over its attacked sets."""
     rows = []
     metric_names = ["acc"] if report["task"] == "mc" else ["em", "f1"]
     for model, entry in report["models"].items():
         for set_name, m in entry["sets"].items():
             row = {"model": model, "set": set_name, "n": int(m.get("n", 0))}
             for k in metric_names:
-                row[k] = float(m.get(k, float("nan")))
+                row[k] = float(m.get(k, 0.0))
             row["drop"] = float(m.get("drop", 0.0))
+            row["abs_drop"] = float(m.get("abs_drop", 0.0))
             row["flip"] = float(m.get("flip", 0.0))
             rows.append(row)
         if "attack_avg" in entry:
-            row = {"model": model, "set": "attack avg", "n": 0}
+            means = entry.get("attack_means", {})
+            row = {"model": model, "set": "attack avg", "n": sum(int(m.get("n", 0)) for s, m in entry["sets"].items() if s != CLEAN)}
             for k in metric_names:
-                row[k] = entry["attack_avg"] if k == report["primary"] else float("nan")
+                row[k] = float(means.get(k, entry["attack_avg"] if k == report["primary"] else 0.0))
             row["drop"] = float(entry.get("attack_avg_drop", 0.0))
-            row["flip"] = float("nan")
+            row["abs_drop"] = float(entry.get("attack_avg_abs_drop", 0.0))
+            row["flip"] = float(means.get("flip", 0.0))
             rows.append(row)
     return rows
 

@@ -35,6 +35,7 @@ import re
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.span.common import contains_answer, insert_sentence, insertion_point
+from robust_mrc.metrics import question_f1
 from robust_mrc.attacks.text import TOKEN_RE, as_statement, match_case, normalize
 
 # ------------------------------------------------------------------ step 1: alter the question
@@ -365,17 +366,18 @@ def _clean(sentence: str) -> str:
     return as_statement(sentence)
 
 
-def candidate_sentences(ex, mod: bool = False, variants: int = 2, vectors=None, tagger=None) -> list[str]:
-    """Adversarial sentences for ``ex``, canonical first; none contains a gold answer."""
+def candidate_sentences(ex, mod: bool = False, variants: int = 2, vectors=None, tagger=None, fakes: int = 2) -> list[str]:
+    """Adversarial sentences for ``ex`` (``variants`` alterations of the question x the first
+    ``fakes`` fake answers), canonical first; none contains a gold answer."""
     if not ex.answers:
         return []
     out = []
-    fakes = fake_answers(ex.answers[0].text, ex.question, mod=mod, tagger=tagger)
+    fake_list = fake_answers(ex.answers[0].text, ex.question, mod=mod, tagger=tagger)
     for v in range(variants):
         toks, changed = alter_question(ex.question, variant=v, vectors=vectors, tagger=tagger)
         if not changed:
             continue
-        for fake in fakes[:2]:
+        for fake in fake_list[:fakes]:
             sent = _clean(declarative(toks, fake, tagger))
             if sent and sent not in out and not contains_answer(sent, ex):
                 out.append(sent)
@@ -396,7 +398,9 @@ class _AddSentBase(Attack):
     @classmethod
     def defaults(cls):
         # tagger: auto | spacy | heuristic (None: $ROBUST_MRC_TAGGER, else auto)
-        return {"position": cls._default_position, "vectors": None, "tagger": None}
+        # variants x fakes: the candidates the model-in-the-loop search tries (alterations x fake answers)
+        return {"position": cls._default_position, "vectors": None, "tagger": None, "variants": 3, "fakes": 3,
+                "metric": "squad_v1"}
 
     def apply(self, ex, rng):
         cands = candidate_sentences(ex, mod=self._mod, vectors=self.vectors, tagger=self.tagger)
@@ -405,6 +409,21 @@ class _AddSentBase(Attack):
         sentence = rng.choice(cands) if self._random else cands[0]
         pos = insertion_point(ex, self.position, rng)
         return insert_sentence(ex, sentence, pos, self.name, sentence)
+
+    def search(self, ex, rng):
+        """The paper's adversary: every candidate sentence (``variants`` alterations x ``fakes``
+        fake answers) added to the paragraph, the model run on each, the one whose argmax answer
+        has the lowest F1 kept (ties: the earlier candidate, the canonical one first)."""
+        cands = candidate_sentences(ex, mod=self._mod, variants=int(self.variants), vectors=self.vectors,
+                                    tagger=self.tagger, fakes=int(self.fakes))
+        if not cands:
+            return None
+        pos = insertion_point(ex, self.position, rng)
+        examples = [insert_sentence(ex, c, pos, self.name, c) for c in cands]
+        preds = yield examples
+        golds = ex.answer_texts
+        scores = [question_f1(self.metric, p.answer, golds) for p in preds]
+        return examples[min(range(len(examples)), key=scores.__getitem__)]
 
 
 @register
