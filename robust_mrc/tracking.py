@@ -124,9 +124,10 @@ def _answer(example, record: Mapping[str, Any] | None) -> str:
     return str(pred)
 
 
-def sample_rows(eval_sets: Mapping[str, list], predictions: Mapping[str, Mapping[str, dict]], per_set: int = 3, text_chars: int = 600) -> list[list]:
+def sample_rows(eval_sets: Mapping[str, list], predictions: Mapping[str, Mapping[str, dict]], per_set: int = 3, text_chars: int = 600,
+                metric: str = "squad_v1") -> list[list]:
     """A few examples of each attacked set: first those the attack flipped from right to wrong,
-    then the other errors, then the rest (in data order)."""
+    then the other errors, then the rest (in data order); "right" by the task's scorer ``metric``."""
     clean_preds = predictions.get("clean", {})
     clean_examples = {ex.id: ex for ex in eval_sets.get("clean", [])}
     rows = []
@@ -136,7 +137,7 @@ def sample_rows(eval_sets: Mapping[str, list], predictions: Mapping[str, Mapping
         preds = predictions.get(name, {})
 
         def rank(ex):
-            ok, clean_ok = record_correct(preds.get(ex.id, {"pred": None})), record_correct(clean_preds.get(ex.id, {"pred": None}))
+            ok, clean_ok = record_correct(preds.get(ex.id, {"pred": None}), metric), record_correct(clean_preds.get(ex.id, {"pred": None}), metric)
             return 0 if clean_ok and ok is False else 1 if ok is False else 2
 
         chosen = sorted((ex for ex in examples if ex.id in preds), key=rank)[:per_set]
@@ -151,7 +152,7 @@ def sample_rows(eval_sets: Mapping[str, list], predictions: Mapping[str, Mapping
             clean_ex = clean_examples.get(ex.id, ex)
             rows.append([
                 name, ex.id, ex.question, passage[:text_chars], options, edits,
-                _answer(ex, record), _answer(clean_ex, clean_preds.get(ex.id)), gold, bool(record_correct(record)),
+                _answer(ex, record), _answer(clean_ex, clean_preds.get(ex.id)), gold, bool(record_correct(record, metric)),
             ])
     return rows
 
@@ -174,7 +175,8 @@ class RobustnessTables(pl.Callback):
         rows = robustness_rows(metrics, names, pl_module.primary_metric)
         datamodule = trainer.datamodule
         eval_sets = getattr(datamodule, "eval_sets", {}).get("test", {}) if datamodule is not None else {}
-        samples = sample_rows(eval_sets, pl_module.last_predictions, self.samples_per_set)
+        samples = sample_rows(eval_sets, pl_module.last_predictions, self.samples_per_set,
+                              metric=str(pl_module.task_cfg.get("metric") or "squad_v1"))
         for lg in loggers:
             if rows:
                 lg.log_table(key="test/robustness", columns=ROBUSTNESS_COLUMNS, data=rows)

@@ -43,10 +43,10 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
-def confidence_report(records: Mapping[str, dict], task: str, threshold: float, plot_path: Path | None) -> dict:
+def confidence_report(records: Mapping[str, dict], task: str, threshold: float, plot_path: Path | None, metric: str = "squad_v1") -> dict:
     ids = list(records)
     conf = [_confidence(records[i], task) for i in ids]
-    correct = [bool(record_correct(records[i])) for i in ids]
+    correct = [bool(record_correct(records[i], metric)) for i in ids]
     bins = conf_mod.reliability_bins(conf, correct)
     out = {
         "n": len(ids),
@@ -63,10 +63,10 @@ def confidence_report(records: Mapping[str, dict], task: str, threshold: float, 
     return out
 
 
-def error_report(examples: Sequence, records: Mapping[str, dict], task: str, folds: int, seed: int) -> dict:
+def error_report(examples: Sequence, records: Mapping[str, dict], task: str, folds: int, seed: int, metric: str = "squad_v1") -> dict:
     by_id = {ex.id: ex for ex in examples}
     ids = [i for i in records if i in by_id]
-    correct = [bool(record_correct(records[i])) for i in ids]
+    correct = [bool(record_correct(records[i], metric)) for i in ids]
     exs = [by_id[i] for i in ids]
 
     def answer_words(ex) -> int:
@@ -100,15 +100,16 @@ def run_diagnostics(cfg, report: dict, sets: Mapping[str, Any], predictions: Map
     if unknown:
         raise ValueError(f"diagnostics={unknown}: unknown; choose from {list(KNOWN)} (magnet screening: magnet_screen.enabled=true)")
     task = report["task"]
+    metric = str(modules[0].task_cfg.get("metric") or "squad_v1")  # what "correct" means (span: the task's scorer)
     result: dict[str, Any] = {}
     if "confidence" in wanted:
         result["confidence"] = {
-            model: confidence_report(per_set[CLEAN], task, float(cfg.get("confidence_threshold", 0.9)), out / f"reliability_{_safe(model)}.png")
+            model: confidence_report(per_set[CLEAN], task, float(cfg.get("confidence_threshold", 0.9)), out / f"reliability_{_safe(model)}.png", metric)
             for model, per_set in predictions.items() if per_set.get(CLEAN)
         }
     if "error_analysis" in wanted:
         result["error_analysis"] = {
-            model: error_report(sets[CLEAN].examples, per_set[CLEAN], task, int(cfg.get("error_folds", 10)), int(cfg.seed))
+            model: error_report(sets[CLEAN].examples, per_set[CLEAN], task, int(cfg.get("error_folds", 10)), int(cfg.seed), metric)
             for model, per_set in predictions.items() if per_set.get(CLEAN)
         }
     if "pq_remove" in wanted and task == "mc":
@@ -133,7 +134,7 @@ def run_diagnostics(cfg, report: dict, sets: Mapping[str, Any], predictions: Map
                 s.name: _without_ids(different_prediction_ratio(
                     {i: r["pred"] for i, r in per_set[CLEAN].items()},
                     {i: r["pred"] for i, r in per_set[s.name].items()},
-                    normalize="mc" if task == "mc" else "auto",
+                    normalize="mc" if task == "mc" else metric,
                 ))
                 for s in dpr_sets if per_set.get(s.name)
             }

@@ -52,10 +52,12 @@ def read_checkpoint(path: str | Path) -> dict:
     try:
         content = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        text = str(err)
+        if "GLOBAL" not in text and "Unsupported global" not in text:  # not a pickle of objects at all
+            raise CheckpointError(f"ckpt_path={path}: not a readable checkpoint (not a file torch.save wrote: {_load_key(text)})") from None
         raise CheckpointError(
             f"ckpt_path={path}: refused: it holds Python objects that only a full unpickling could build, "
-            f"which can run code ({first[:200]}). robust-mrc loads checkpoints with weights_only=True; "
+            f"which can run code ({_global_named(text)}). robust-mrc loads checkpoints with weights_only=True; "
             "re-save the weights from a trusted source"
         ) from None
     except Exception as err:  # not a torch file at all (text, truncated zip, ...)
@@ -63,6 +65,21 @@ def read_checkpoint(path: str | Path) -> dict:
     if not isinstance(content, dict) or not isinstance(content.get("state_dict"), Mapping):
         raise CheckpointError(f"ckpt_path={path}: not a Lightning checkpoint (no state_dict)")
     return content
+
+
+def _load_key(text: str) -> str:
+    import re
+
+    found = re.search(r"invalid load key, [^.]*|could not find MARK|[^.\n]*truncated[^.\n]*", text)
+    return found.group(0).strip() if found else "unpickling failed"
+
+
+def _global_named(text: str) -> str:
+    """The object the pickle asked for, from torch's weights-only error message."""
+    import re
+
+    found = re.search(r"(?:Unsupported global: )?GLOBAL ([\w.]+)", text)
+    return f"it asks for {found.group(1)}" if found else "it asks for a Python object"
 
 
 def load_checkpoint(path: str | Path, *, expected_task: str | None = None, trust_remote_code: bool = False):
