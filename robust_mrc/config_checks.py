@@ -115,6 +115,11 @@ def _check_task(c: _Checker) -> None:
     stride = c.integer("task.doc_stride", 1)
     c.integer("task.n_best", 1)
     c.integer("task.max_answer_length", 1)
+    c.integer("task.max_windows", 1, null=True)
+    no_answer = c.value("task.no_answer")
+    if c.has("task.no_answer") and no_answer != "auto" and not isinstance(no_answer, bool):
+        c.bad("task.no_answer", no_answer, "auto, true or false")
+    c.choice("task.metric", ("auto", "squad", "squad_v1", "squad_v2", "dureader"), null=True)
     if max_length is not None and stride is not None and stride >= max_length:
         c.problems.append(f"task.doc_stride={stride} must be smaller than task.max_length={max_length} "
                           f"(the overlap of two windows; 128 for 384 is usual)")

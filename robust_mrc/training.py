@@ -15,6 +15,7 @@ from robust_mrc import tracking
 from robust_mrc.callbacks import AttackCounts, TrainItemLog
 from robust_mrc.config_checks import ConfigError, check_config, check_lengths
 from robust_mrc.datamodules.qa import QADataModule
+from robust_mrc.datamodules.span import resolve_span_task
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.rng_state import RandomStateCheckpoint
@@ -92,7 +93,14 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     datamodule = build_datamodule(cfg, tokenizer)
     datamodule.setup("fit")
     check_lengths(cfg.task, tokenizer, datamodule.splits)
-    module = MODULES[task](OmegaConf.to_container(cfg.model, resolve=True), OmegaConf.to_container(cfg.task, resolve=True))
+    # span: task.no_answer / task.metric "auto" decided from the data (SQuAD v2.0: unanswerable questions)
+    task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), datamodule.splits)
+    module = MODULES[task](OmegaConf.to_container(cfg.model, resolve=True), task_cfg)
+    if task == "span":
+        module.window_batch = datamodule.eval_batch_size  # windows per forward pass in validation / test
+        if task_cfg.get("no_answer"):
+            log.info("no-answer on (task.no_answer=%s): the threshold is tuned on the validation split each epoch",
+                     cfg.task.get("no_answer", "auto"))
     module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
 
     checkpoint = pl.callbacks.ModelCheckpoint(

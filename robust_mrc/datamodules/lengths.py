@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from robust_mrc.datamodules import mc
+from robust_mrc.datamodules.span_windows import LONG_CONTEXT_CHARS, tokenize_context
 from robust_mrc.attacks.apply import attack_example
 
 log = logging.getLogger(__name__)
@@ -48,8 +49,9 @@ class TokenCounter:
         self.single_extra = tokenizer.num_special_tokens_to_add(pair=False)
 
     def _count(self, texts: set[str]) -> dict[str, int]:
-        texts = sorted(texts)
-        counts: dict[str, int] = {}
+        # a long context is counted piece by piece (bounded memory, the same tokens)
+        counts: dict[str, int] = {t: len(tokenize_context(self.tokenizer, t)[0]) for t in texts if len(t) > LONG_CONTEXT_CHARS}
+        texts = sorted(t for t in texts if t not in counts)
         for i in range(0, len(texts), 2048):
             chunk = texts[i : i + 2048]
             ids = self.tokenizer(chunk, add_special_tokens=False, return_attention_mask=False,

@@ -31,10 +31,13 @@ from robust_mrc.policies import AttackPolicy, eval_attack_specs, policy_from_con
 log = logging.getLogger(__name__)
 
 
-def make_collator(task_cfg: Mapping[str, Any], tokenizer) -> Callable:
+def make_collator(task_cfg: Mapping[str, Any], tokenizer, train: bool = False) -> Callable:
+    """The task's collator; ``train``: span examples keep at most ``task.max_windows`` windows."""
     if task_cfg["name"] == "mc":
         return mc.MCCollator(tokenizer, max_length=int(task_cfg["max_length"]), inputs=task_cfg.get("inputs", "full"))
-    return span.SpanCollator(tokenizer, max_length=int(task_cfg["max_length"]), doc_stride=int(task_cfg["doc_stride"]))
+    max_windows = task_cfg.get("max_windows") if train else None
+    return span.SpanCollator(tokenizer, max_length=int(task_cfg["max_length"]), doc_stride=int(task_cfg["doc_stride"]),
+                             max_windows=int(max_windows) if max_windows else None)
 
 
 def approx_length(task_cfg: Mapping[str, Any], example) -> int:
@@ -82,6 +85,7 @@ class QADataModule(pl.LightningDataModule):
         self.seed = seed
         self.splits = dict(splits) if splits is not None else None
         self.collator = make_collator(task_cfg, tokenizer)
+        self.train_collator = make_collator(task_cfg, tokenizer, train=True)
         self.attack_cfg = dict(attack_cfg or {})
         # debug: training batches carry ``item_digests`` (a fingerprint of each trained example)
         self.record_items = record_items
@@ -188,7 +192,7 @@ class QADataModule(pl.LightningDataModule):
                 sampler = LengthGroupedSampler(lengths, self.batch_size, seed=seed)
         else:  # under DDP Lightning swaps in a DistributedSampler (shuffled, seeded by the global seed)
             sampler = RandomSampler(dataset, generator=torch.Generator().manual_seed(seed))
-        collate = TaggedCollator(self.collator, digests=self.record_items)
+        collate = TaggedCollator(self.train_collator, digests=self.record_items)
         # rebuilt every epoch when attacks are drawn afresh: persistent workers would leak
         return self._loader(dataset, self.batch_size, sampler, collate, persistent=not self.fresh_each_epoch)
 

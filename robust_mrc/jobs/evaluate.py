@@ -23,7 +23,8 @@ from omegaconf import DictConfig, OmegaConf
 from robust_mrc.config_checks import check_config
 from robust_mrc.data.sources import load_splits
 from robust_mrc.datamodules.qa import make_collator, prediction_loader
-from robust_mrc.evaluation.cache import DiskCache
+from robust_mrc.datamodules.span import resolve_span_task
+from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
 from robust_mrc.evaluation.diagnose import run_diagnostics
 from robust_mrc.evaluation.ensemble import combine_records
 from robust_mrc.evaluation.predict import Predictor
@@ -31,6 +32,7 @@ from robust_mrc.evaluation.suites import CLEAN, EvalSet, build_sets, suite_specs
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import CheckpointError, load_checkpoint
 from robust_mrc.models.scoring import ModelScorer
+from robust_mrc.models.span_decoding import apply_no_answer
 from robust_mrc.reports.robustness import build_report, headline_metrics, report_rows, write_report
 from robust_mrc.reports.tables import format_table
 from robust_mrc.runtime import atomic_write_json, atomic_write_text, build_trainer, run_dir
@@ -49,6 +51,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     modules = [load_checkpoint(p, expected_task=cfg.task.name, trust_remote_code=bool(cfg.get("trust_remote_code", False))) for p in paths]
     task = modules[0].task
     splits, split = load_split(cfg, task)
+    task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), splits)
     cache = DiskCache(cfg.get("cache_dir"))
     suite_cfg = OmegaConf.to_container(cfg.suite, resolve=True) if cfg.get("suite") is not None else {}
     pool = splits.get("train") or splits[split]
@@ -57,8 +60,10 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
                       pool_examples=pool, strict=bool(cfg.data.get("strict", True)))
 
     names = model_names(paths)
-    predictors = [make_predictor(cfg, module, path, cache, out) for module, path in zip(modules, paths)]
+    predictors = [make_predictor(cfg, module, path, cache, out, task_cfg) for module, path in zip(modules, paths)]
     predictions = {name: predict_sets(predictor, sets) for name, predictor in zip(names, predictors)}
+    no_answer = {name: tune_no_answer(predictor, splits, split, predictions[name][CLEAN])
+                 for name, predictor in zip(names, predictors) if getattr(predictor.module, "no_answer", False)}
     model_sets = {}  # the model-in-the-loop sets, searched against each model
     if any(s.model for s in specs):
         for name, predictor in zip(names, predictors):
@@ -70,6 +75,8 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     screening = None
     if (cfg.get("magnet_screen") or {}).get("enabled"):
         screening = magnet_screening(cfg, task, splits[split], pool, predictors, names, predictions, sets, cache, out)
+    for name in no_answer:  # "" where null score - best span score > the model's threshold
+        predictions[name] = {s: apply_no_answer(records, no_answer[name]["threshold"]) for s, records in predictions[name].items()}
     if len(modules) > 1:
         method = str(cfg.get("ensemble_method") or ("average" if task == "mc" else "token_vote"))
         predictions["ensemble"] = {s: combine_records([predictions[n][s] for n in names], task, method) for s in sets}
@@ -80,6 +87,10 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
         checkpoints={**dict(zip(names, paths)), "ensemble": list(paths)}, metrics_of=modules[0].metrics_of,
         metric=str(modules[0].task_cfg.get("metric") or "squad_v1"), model_sets=model_sets,
     )
+    if no_answer:
+        report["no_answer"] = no_answer
+        report["notes"] += [f"{n}: answers \"\" when null score - best span score > {v['threshold']:.4g} ({v['source']})"
+                            for n, v in no_answer.items()]
     report["diagnostics"] = run_diagnostics(cfg, report, sets, predictions, modules, names, out)
     if screening is not None:
         report["diagnostics"]["magnet_screen"] = screening
@@ -119,11 +130,18 @@ def load_split(cfg: DictConfig, task: str) -> tuple[dict[str, list], str]:
     return splits, split
 
 
-def make_predictor(cfg: DictConfig, module, path: str, cache: DiskCache, out: Path) -> Predictor:
-    """A predictor with the checkpoint's preprocessing (inputs, max length) but this data's metric."""
+def make_predictor(cfg: DictConfig, module, path: str, cache: DiskCache, out: Path, data_task: dict | None = None) -> Predictor:
+    """A predictor with the checkpoint's preprocessing (inputs, max length) but this data's metric
+    (``data_task``: ``cfg.task`` resolved on the data, :func:`resolve_span_task`). Span: no-answer
+    is on when the data has unanswerable questions, the checkpoint was trained with it, or
+    ``task.no_answer=true``; ``eval_batch_size`` windows per forward pass."""
     task_cfg = dict(module.task_cfg)
     if module.task == "span":
-        task_cfg["metric"] = cfg.task.get("metric", task_cfg.get("metric"))
+        data_task = data_task or resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), {})
+        task_cfg["metric"] = data_task["metric"]
+        explicit = str(cfg.task.get("no_answer", "auto")).lower() != "auto"
+        task_cfg["no_answer"] = data_task["no_answer"] if explicit else bool(data_task["no_answer"] or task_cfg.get("no_answer") is True)
+        module.window_batch = int(cfg.eval_batch_size)
     module.task_cfg = task_cfg
     tokenizer = load_tokenizer(module.model_cfg)
     collator = make_collator(task_cfg, tokenizer)
@@ -136,6 +154,26 @@ def make_predictor(cfg: DictConfig, module, path: str, cache: DiskCache, out: Pa
 
     predictor = Predictor(module, path, lambda: build_trainer(cfg, out), loader_for, cache, scorer)
     return predictor
+
+
+def tune_no_answer(predictor: Predictor, splits: dict[str, list], split: str, clean: dict[str, dict]) -> dict[str, Any]:
+    """The no-answer threshold of one checkpoint, tuned (maximum F1) on the clean predictions of
+    the validation split (predicted here when the evaluated split is another); without a
+    validation split the checkpoint's own threshold (tuned in training), else 0.0 (HF's default)."""
+    module = predictor.module
+    validation = splits.get("validation") or []
+    if split == "validation" or validation:
+        examples = validation if split != "validation" else splits[split]
+        records = clean if split == "validation" else predictor.records(
+            "validation", examples, fingerprint("clean", examples_digest(examples)))
+        module.tune_no_answer(records)
+        info = {"source": "tuned on the validation split", "n": len(records)}
+        info.update({f"validation_{k}": v for k, v in module.metrics_of(records).items()})
+    else:
+        info = {"source": "checkpoint" if module.no_answer_threshold is not None else "default 0.0 (no validation split)"}
+        module.no_answer_threshold = module.no_answer_threshold or 0.0
+    log.info("no-answer threshold of %s: %.4g (%s)", Path(predictor.ckpt_path).name, module.no_answer_threshold, info["source"])
+    return {"threshold": float(module.no_answer_threshold), **info}
 
 
 def predict_sets(predictor: Predictor, sets: dict[str, EvalSet]) -> dict[str, dict]:
@@ -156,6 +194,10 @@ def write_outputs(cfg: DictConfig, report: dict, predictions: dict, names: list[
         images = [files["png"], *sorted(out.glob("reliability_*.png")), out / "magnet_scores.png"]
         log_evaluation(cfg, report, report_rows(report), images, out)
     metrics: dict[str, Any] = headline_metrics(report, first)
+    clean = report["models"][first]["sets"].get(CLEAN, {})
+    metrics.update({f"{report['split']}/{k}": float(v) for k, v in clean.items() if k.startswith(("HasAns_", "NoAns_"))})
+    if first in report.get("no_answer", {}):
+        metrics["no_answer_threshold"] = report["no_answer"][first]["threshold"]
     metrics["ckpt_path"] = paths[0] if len(paths) == 1 else list(paths)
     atomic_write_json(out / "metrics.json", metrics)
     table = format_table(report_rows(report))

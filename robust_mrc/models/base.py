@@ -62,6 +62,11 @@ class QAModule(pl.LightningModule):
     def metrics_of(self, records: dict[str, dict]) -> dict[str, float]:  # pragma: no cover
         raise NotImplementedError
 
+    def final_records(self, stage: str, name: str, records: dict[str, dict]) -> dict[str, dict]:
+        """The records of a whole evaluation set (``stage`` val / test, set ``name``) as they are
+        scored and kept; sets come clean first. The span module decides "no answer" here."""
+        return records
+
     def merge_records(self, into: dict[str, dict], new: dict[str, dict]) -> dict[str, dict]:
         """Add the records of one batch to ``into`` (an id seen twice keeps the later record;
         the span module merges the windows of one example instead)."""
@@ -94,8 +99,8 @@ class QAModule(pl.LightningModule):
         keys = sorted(k for k in self._records if k[0] == stage)
         attacked: list[float] = []
         for key in keys:
-            records = gather_by_id(self._records.pop(key))
             name = self.set_name(stage, key[1])
+            records = self.final_records(stage, name, gather_by_id(self._records.pop(key)))
             self.last_predictions[name] = records
             if not records:
                 continue

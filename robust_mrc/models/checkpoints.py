@@ -25,7 +25,7 @@ from robust_mrc.models import MODULES
 
 # what a checkpoint may say about its model and its preprocessing
 MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "config")
-TASK_KEYS = ("name", "inputs", "max_length", "doc_stride", "n_best", "max_answer_length", "metric", "max_windows")
+TASK_KEYS = ("name", "inputs", "max_length", "doc_stride", "n_best", "max_answer_length", "metric", "max_windows", "no_answer")
 
 
 class CheckpointError(UserError, ValueError):
@@ -111,5 +111,7 @@ def load_checkpoint(path: str | Path, *, expected_task: str | None = None, trust
         module.load_state_dict(content["state_dict"], strict=True)
     except RuntimeError as err:
         raise CheckpointError(f"ckpt_path={path}: its weights do not fit the architecture it names ({str(err).splitlines()[0]})") from None
+    if isinstance(content.get("no_answer_threshold"), (int, float)):  # span, no-answer on: tuned on validation
+        module.no_answer_threshold = float(content["no_answer_threshold"])
     module.eval()
     return module

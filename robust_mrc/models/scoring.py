@@ -3,8 +3,10 @@ candidate examples, batched, for the model-in-the-loop attacks.
 
 Span QA: each example's n-best answers (the ``task.n_best`` best spans over its windows) with
 probabilities from a softmax over their scores (start + end logits), the distribution Jia & Liang's
-AddAny minimises the expected F1 of. Multiple choice: the option probabilities. The examples are
-collated as for evaluation, ``batch_size`` examples per forward pass, in ``torch.inference_mode``.
+AddAny minimises the expected F1 of; with no-answer on, ``""`` joins them with the score ``null score -
+threshold``. Multiple choice: the option probabilities. The examples are
+collated as for evaluation, ``batch_size`` examples per batch (a span module runs its windows through
+the backbone in chunks of its ``window_batch``), in ``torch.inference_mode``.
 """
 
 from __future__ import annotations
@@ -54,4 +56,10 @@ class ModelScorer:
     def _prediction(self, record: dict) -> Prediction:
         if "probs" in record:
             return Prediction(probs=tuple(float(p) for p in record["probs"]))
-        return Prediction(nbest=softmax_nbest(record.get("nbest") or []))
+        nbest = list(record.get("nbest") or [])
+        if "null_score" in record and math.isfinite(record["null_score"]):
+            # no-answer on: "" scores null - threshold, so it ranks first exactly when the
+            # module's rule answers "" (null - best span > threshold)
+            threshold = self.module.no_answer_threshold or 0.0
+            nbest = sorted(nbest + [["", record["null_score"] - threshold]], key=lambda c: -c[1])[: self.module.n_best]
+        return Prediction(nbest=softmax_nbest(nbest))
