@@ -9,7 +9,7 @@ Every measurement runs in a fresh Python process and reports its peak resident s
 * ``context``: one question on a synthetic context of 10 KB, 100 KB, 1 MB and 5 MB (real SQuAD dev
   paragraphs repeated), predicted through the evaluation path (``trainer.predict`` as ``Predictor`` runs it
   -> the span collator -> the module's chunked forward passes, ``eval_batch_size`` 32, max length
-  384, doc stride 128), with ``model=tiny`` (and MiniLM up to ``--minilm-context``: its forward
+  384, doc stride 128), with ``model=tiny`` (and MiniLM up to ``--minilm-context``, 100 KB by default: its forward
   passes over the 5 MB context's ~5,000 windows take many minutes on a CPU);
 * ``import``: the same process with the model loaded and nothing else (the fixed cost);
 * ``read``: reading each data file of ``../shared/data`` with ``load_examples``.
@@ -178,7 +178,7 @@ def main() -> None:
     ap.add_argument("--models", default="tiny,minilm")
     ap.add_argument("--examples", default="1000,10000,87599")
     ap.add_argument("--steps", type=int, default=4, help="training steps per train case")
-    ap.add_argument("--minilm-context", default="1MB", choices=list(CONTEXT_BYTES), help="largest context predicted with MiniLM")
+    ap.add_argument("--minilm-context", default="100KB", choices=list(CONTEXT_BYTES), help="largest context predicted with MiniLM")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per case")
     args = ap.parse_args()
     if args.child:
