@@ -193,3 +193,15 @@ def test_training_and_evaluation_tune_and_report_the_threshold(tmp_path):
     assert len(predictions) == 9
     for r in predictions.values():
         assert (r["pred"] == "") == (r["null_score"] - r["score"] > entry["threshold"]) or r["span_pred"] == ""
+
+
+def test_bad_span_settings_name_their_key():
+    from robust_mrc.config_checks import ConfigError, check_config
+    from tests.helpers import make_cfg
+
+    with pytest.raises(ConfigError) as err:
+        check_config(make_cfg("task=span", "task.no_answer=maybe", "task.max_windows=0", "task.metric=bleu"))
+    for part in ("task.no_answer='maybe': expected auto, true or false", "task.max_windows=0: expected an integer >= 1",
+                 "task.metric='bleu': expected one of auto"):
+        assert part in str(err.value)
+    check_config(make_cfg("task=span", "task.no_answer=true", "task.metric=squad_v2", "task.max_windows=null"))

@@ -171,13 +171,3 @@ def apply_no_answer(records: dict[str, dict], threshold: float | None) -> dict[s
         out[ex_id] = {**rec, "pred": no_answer_decision(rec, threshold), "span_pred": rec["pred"]}
     return out
 
-
-def window_confidence(start_logits: torch.Tensor, end_logits: torch.Tensor, offsets) -> float:
-    """Seed 004's confidence of one window: ``1 - (H_n(start) + H_n(end)) / 2``, the entropies of
-    the start and end distributions over the window's context tokens, normalized by ``log n``."""
-    from robust_mrc.metrics.confidence import span_confidence
-
-    offs = offsets_array([offsets] if not isinstance(offsets, np.ndarray) else offsets[None])[0]
-    mask = np.zeros(start_logits.shape[-1], dtype=bool)
-    mask[: len(offs)] = offs[:, 0] >= 0
-    return float(span_confidence(start_logits.detach().float().cpu().numpy(), end_logits.detach().float().cpu().numpy(), mask))
