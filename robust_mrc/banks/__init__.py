@@ -4,6 +4,7 @@
 
 * :mod:`robust_mrc.banks.span_data` -- multiple choice turned into span QA (answer inserted).
 * :mod:`robust_mrc.banks.de` -- the DE bank: ``python -m robust_mrc.banks.de data=... out=...``.
+* :mod:`robust_mrc.banks.dg` -- the DG bank: ``python -m robust_mrc.banks.dg data=... out=...``.
 * :mod:`robust_mrc.banks.stats` -- bank statistics (any bank: DE or DG).
 """
 

@@ -31,7 +31,6 @@ defaults to ``out`` without its suffix plus ``.work``. A mistake prints one line
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import re
 import sys

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from robust_mrc.datamodules import mc
+from robust_mrc.datamodules import generation, mc
 from robust_mrc.datamodules.span_windows import LONG_CONTEXT_CHARS, tokenize_context
 from robust_mrc.attacks.apply import attack_example
 
@@ -61,7 +61,13 @@ class TokenCounter:
 
     def __call__(self, examples: Sequence) -> list[int]:
         """Multiple choice: the longest option sequence, capped at ``max_length`` (the batch is
-        padded to it). Span: question + context, uncapped (a longer context makes more windows)."""
+        padded to it). Span: question + context, uncapped (a longer context makes more windows).
+        Distractor generation: the source (question, answer, passage), capped at ``max_length``."""
+        if self.task == "dg":
+            sep = generation.separator(self.tokenizer)
+            pairs = [generation.source_pair(ex, sep) for ex in examples]
+            counts = self._count({t for p in pairs for t in p})
+            return [min(counts[a] + counts[b] + self.pair_extra, self.max_length) for a, b in pairs]
         if self.task == "mc":
             pairs = [mc.option_pairs(ex, self.inputs) for ex in examples]
             counts = self._count({t for ps in pairs for p in ps for t in p if t is not None})

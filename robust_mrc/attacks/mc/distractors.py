@@ -17,9 +17,10 @@ passage, the correct option and the label are untouched.
     bank builder uses too); backfill with original distractors.
   - DG: retrieval from a pool of other questions' options (``pool=``: a list of examples, a data
     file or an :class:`~robust_mrc.attacks.pools.OptionPool`; never the same passage): options of
-    the most similar questions (stem Jaccard) form a 50-long "beam"; take the first, then later
-    ones whose token-set Jaccard similarity to every kept one is below 0.5 (distance > 0.5); fall
-    back to the next ones in rank order.
+    the most similar questions (stem Jaccard) form a 50-long "beam", from which
+    :func:`~robust_mrc.attacks.mc.diverse.select_diverse` keeps the first, then later ones whose
+    token-set Jaccard similarity to every kept one is below 0.5 (distance > 0.5), and falls back
+    to the next ones in rank order (the rule the generated bank uses too).
 
 What they promise: label unchanged; every new option differs (after normalisation) from the
 correct option and from the other options.
@@ -33,15 +34,12 @@ from typing import Iterable
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, register
+from robust_mrc.attacks.mc.diverse import select_diverse
 from robust_mrc.attacks.pools import OptionPool, load_bank, passage_key, pool_for
 from robust_mrc.attacks.text import WORD_RE, jaccard, normalize, sentence_spans, stems
 
 _EDGE_WORDS = frozenset("and or but of to in on at for with by from as that which who than so".split())
 _CLAUSE_SPLIT = re.compile(r"[,;:()\"\u201c\u201d]|\s-\s|--")
-
-
-def _token_set(text: str) -> set[str]:
-    return set(normalize(text).split())
 
 
 def _replace_wrong(ex, new: list[str], attack: str, source: str):
@@ -211,20 +209,7 @@ def retrieve_distractors(ex, pool: OptionPool, beam: int = 50, n: int = 3) -> li
         beam_opts.append(e.option)
         if len(beam_opts) >= beam:
             break
-    if not beam_opts:
-        return []
-    kept = [beam_opts[0]]
-    for cand in beam_opts[1:]:
-        if len(kept) == n:
-            break
-        if all(jaccard(_token_set(cand), _token_set(k)) < 0.5 for k in kept):
-            kept.append(cand)
-    for cand in beam_opts[1:]:  # fall back to the next beams
-        if len(kept) == n:
-            break
-        if cand not in kept:
-            kept.append(cand)
-    return kept
+    return select_diverse(beam_opts, n)
 
 
 @register
