@@ -109,17 +109,6 @@ def normalize(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
 
-BLANK_RE = re.compile(r"_{1,}(?:\s*_+)*")
-
-
-def fill(question: str, option: str) -> str:
-    """The question with ``option`` put into its ``_`` blank, or appended (RACE convention)."""
-    option = option.strip()
-    if BLANK_RE.search(question):
-        return BLANK_RE.sub(lambda _: option, question, count=1)
-    return question.rstrip() + " " + option
-
-
 def as_statement(text: str) -> str:
     """Capitalised, ending with a full stop (a question mark becomes a full stop)."""
     text = " ".join(text.split())
