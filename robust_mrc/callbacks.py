@@ -11,8 +11,6 @@ import pytorch_lightning as pl
 
 log = logging.getLogger(__name__)
 
-STATUSES = ("attacked", "fallback", "clean")
-
 
 class AttackCounts(pl.Callback):
     """Counts the training items of each epoch by attack and status (attacked / fallback / clean)
@@ -62,7 +60,8 @@ class TrainItemLog(pl.Callback):
         if digests is None:
             raise ValueError("TrainItemLog needs batches with item_digests: build the data module with record_items=True")
         for ex_id, (attack, status), digest in zip(batch["ids"], batch["attack_tags"], digests):
-            self.rows.append({"epoch": trainer.current_epoch, "batch": batch_idx, "id": ex_id, "attack": attack, "status": status, "digest": digest})
+            self.rows.append({"epoch": trainer.current_epoch, "batch": batch_idx, "id": ex_id, "attack": attack, "status": status,
+                              "digest": digest})
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         self.dirpath.mkdir(parents=True, exist_ok=True)

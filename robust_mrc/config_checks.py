@@ -30,7 +30,6 @@ log = logging.getLogger(__name__)
 
 SPLITS = ("train", "validation", "test")
 MIN_MAX_LENGTH = 32  # below this no passage, question and option fit at all
-RESUME_WORDS = ("last", "last_or_new")
 # Trainer arguments robust-mrc sets itself: a config value would clash with them
 RESERVED_TRAINER_KEYS = {"default_root_dir": "output_dir=", "callbacks": "the code", "logger": "logger=",
                          "plugins": "the code"}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
 from robust_mrc.data.examples import Answer, MCExample, SpanExample
 from robust_mrc.datamodules.mc import MCCollator, option_pairs

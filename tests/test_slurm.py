@@ -25,7 +25,8 @@ from omegaconf import OmegaConf
 pytestmark = pytest.mark.slurm
 
 ROOT = Path(__file__).resolve().parents[1]
-LONG = ["model=tiny", "data.n_train=400", "data.n_val=16", "data.n_test=16", "batch_size=16", "trainer.max_epochs=6", "test_after_fit=false"]
+LONG = ["model=tiny", "data.n_train=400", "data.n_val=16", "data.n_test=16", "batch_size=16", "trainer.max_epochs=6",
+        "test_after_fit=false"]
 LONG_STEPS = 6 * (400 // 16)  # attack=none: 25 batches an epoch
 
 
@@ -99,7 +100,10 @@ def test_sbatch_script_runs_ddp_over_two_slurm_tasks(tmp_path, script):
     info = wait(job)
     log = slurm_log(run, job)
     assert info["JobState"] == "COMPLETED", log[-3000:]
-    expected = f"job {job}: fresh run in {run}" if script == "train_1node.sbatch" else f"job {job} (restart 0): 1 nodes x 2 devices in {run}"
+    if script == "train_1node.sbatch":
+        expected = f"job {job}: fresh run in {run}"
+    else:
+        expected = f"job {job} (restart 0): 1 nodes x 2 devices in {run}"
     assert expected in log
     assert log.count("SLURM auto-requeueing enabled") >= 2  # both tasks under Lightning's SLURMEnvironment
     metrics = json.loads((run / "metrics.json").read_text())

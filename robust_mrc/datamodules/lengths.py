@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from robust_mrc.datamodules import mc
 from robust_mrc.attacks.apply import attack_example
+from robust_mrc.datamodules import mc
 
 log = logging.getLogger(__name__)
 

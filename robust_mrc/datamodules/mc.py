@@ -9,8 +9,8 @@ row each, and ``option_mask`` marks which (example, option) slots are real.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import torch
 

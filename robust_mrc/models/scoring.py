@@ -10,7 +10,7 @@ collated as for evaluation, ``batch_size`` examples per forward pass, in ``torch
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 

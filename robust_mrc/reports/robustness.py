@@ -20,8 +20,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from robust_mrc.data.writers import atomic_write_text
 from robust_mrc.diagnostics._io import new_figure, save_png

@@ -12,8 +12,10 @@ os.environ.setdefault("ROBUST_MRC_VECTORS", "wordnet")
 # installed (the spaCy tests in test_resources.py ask for it by name)
 os.environ.setdefault("ROBUST_MRC_TAGGER", "heuristic")
 
-from robust_mrc.attacks import resources as R  # noqa: E402
 from attack_samples import TINY_VECTORS, mc_examples, span_examples  # noqa: E402
+
+from robust_mrc.attacks import resources as R  # noqa: E402
+
 
 @pytest.fixture
 def mc():
