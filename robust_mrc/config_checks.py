@@ -102,6 +102,7 @@ def _check_common(c: _Checker) -> None:
     c.integer("seed", 0, 2**32 - 1)
     c.integer("eval_batch_size", 1, null=True)
     c.integer("num_workers", 0)
+    c.integer("progress_every", 0, null=True)
     c.text("output_dir")
 
 
