@@ -68,7 +68,9 @@ def test_advrace_suite_writes_a_consistent_report(mc_ckpts, tmp_path):
     assert all(report["sets"][s]["unchanged"] < 24 for s in sets[1:])
     rows = list(csv.DictReader((out / "report.csv").open()))
     assert [r["set"] for r in rows] == sets + ["attack avg"]
-    assert "| addsent" in (out / "report.md").read_text()
+    text = (out / "report.md").read_text()
+    assert "| addsent" in text and "### Confidence and calibration" in text and "```json" not in text and "nan" not in text
+    assert all(m["ci95"][0] <= m["acc"] <= m["ci95"][1] for m in entry["sets"].values())
     assert (out / "robustness.png").read_bytes()[:8] == PNG
     # diagnostics of a full-input model
     diag = report["diagnostics"]
