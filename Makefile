@@ -22,4 +22,4 @@ test: setup-dev
 	$(PY) -m pytest -q $(ARGS)
 
 lint: setup-dev
-	$(VENV)/bin/ruff check .
+	$(PY) -m ruff check .
