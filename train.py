@@ -1,4 +1,4 @@
-"""python train.py [task=mc|span] [model=...] [data=...] [attack=...] [trainer=...] [key=value ...]
+"""python train.py [task=mc|span|dg] [model=...] [data=...] [attack=...] [trainer=...] [key=value ...]
 
 A mistake in the command line, the config or the data prints one line, ``Error: <message>``, and
 exits with status 1; ``HYDRA_FULL_ERROR=1 python train.py ...`` shows the whole traceback.
@@ -14,10 +14,11 @@ register_resolvers()
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> float | None:
+    from robust_mrc.models import MODULES
     from robust_mrc.training import train
 
     metrics = run_command(train, cfg)
-    monitor = cfg.get("monitor") or ("val/acc" if cfg.task.name == "mc" else "val/f1")
+    monitor = cfg.get("monitor") or MODULES[cfg.task.name].monitor
     return metrics.get(monitor)  # for Hydra sweepers
 
 

@@ -106,11 +106,18 @@ def _check_common(c: _Checker) -> None:
     c.text("output_dir")
 
 
-def _check_task(c: _Checker) -> None:
-    c.choice("task.name", ("mc", "span"))
+def _check_task(c: _Checker, kind: str) -> None:
+    if c.value("task.name") == "dg" and kind != "train":
+        c.problems.append("task=dg: evaluate.py evaluates readers (task=mc or task=span); a distractor generator "
+                          "makes a bank: python -m robust_mrc.banks.dg ckpt=PATH data=... out=bank.jsonl")
+        return
+    c.choice("task.name", ("mc", "span", "dg"))
     max_length = c.integer("task.max_length", MIN_MAX_LENGTH)
     if c.value("task.name") == "mc":
         c.choice("task.inputs", ("full", "options_only", "question_options", "passage_options"))
+        return
+    if c.value("task.name") == "dg":
+        _check_generation(c)
         return
     stride = c.integer("task.doc_stride", 1)
     c.integer("task.n_best", 1)
@@ -118,6 +125,21 @@ def _check_task(c: _Checker) -> None:
     if max_length is not None and stride is not None and stride >= max_length:
         c.problems.append(f"task.doc_stride={stride} must be smaller than task.max_length={max_length} "
                           f"(the overlap of two windows; 128 for 384 is usual)")
+
+
+def _check_generation(c: _Checker) -> None:
+    """Task ``dg``: generation settings, and clean training only (attacks are for readers)."""
+    c.integer("task.max_target_length", 2)
+    c.integer("task.max_new_tokens", 1)
+    c.integer("task.no_repeat_ngram_size", 0)
+    c.boolean("task.val_generate")
+    if c.value("data.task") not in (None, "mc"):
+        c.problems.append(f"data={c.value('data.name')} is a {c.value('data.task')!r} data set: task=dg learns from "
+                          "multiple-choice data (e.g. data=dream_local, data=race_local)")
+    policy, evals = c.value("attack.policy"), c.value("attack.eval")
+    if policy not in (None, "none") or evals:
+        c.problems.append(f"attack={c.value('attack.name')}: task=dg trains the distractor generator on clean "
+                          "multiple-choice data only; use attack=none (and no attack.eval)")
 
 
 def _check_data(c: _Checker) -> None:
@@ -213,7 +235,7 @@ def check_config(cfg: DictConfig, kind: str = "train") -> None:
     ``kind="eval"`` an ``evaluate.py`` one) whose value cannot work."""
     c = _Checker(cfg)
     _check_common(c)
-    _check_task(c)
+    _check_task(c, kind)
     if c.value("data") is not None:
         _check_data(c)
     _check_trainer(c)

@@ -129,6 +129,8 @@ def policy_from_config(attack_cfg: Mapping[str, Any] | None, task: str, seed: in
         if amount not in AMOUNTS:
             raise PolicyConfigError(f"attack.amount={amount!r} is not one of {', '.join(AMOUNTS)}")
         rate, mode = AMOUNTS[amount]
+    if task == "dg" and (policy != "none" or cfg.get("eval")):
+        raise PolicyConfigError("task=dg trains the distractor generator on clean data only: use attack=none")
     if policy == "augmented_option":
         if task != "mc":
             raise PolicyConfigError("attack=augmented_option adds an option: it needs task=mc")

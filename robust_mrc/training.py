@@ -74,6 +74,11 @@ def resolve_resume(ckpt_path: str | None, ckpt_dir: Path, hpc_dir: Path | None =
 _DDP_EVAL_WARNINGS = (r"Using `DistributedSampler` with the dataloaders", r"It is recommended to use `self\.log\(.*sync_dist=True")
 
 
+def monitor_mode(monitor: str) -> str:
+    """How the checkpoint metric improves: ``min`` for a loss (``val/loss`` of task=dg), else ``max``."""
+    return "min" if monitor.rsplit("/", 1)[-1].endswith("loss") else "max"
+
+
 def _floats(metrics: dict) -> dict[str, float]:
     return {k: float(v) for k, v in sorted(metrics.items())}
 
@@ -95,11 +100,12 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     module = MODULES[task](OmegaConf.to_container(cfg.model, resolve=True), OmegaConf.to_container(cfg.task, resolve=True))
     module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
 
+    monitor = cfg.get("monitor") or module.monitor
     checkpoint = pl.callbacks.ModelCheckpoint(
         dirpath=str(ckpt_dir),
         filename="best",
-        monitor=cfg.get("monitor") or module.monitor,
-        mode="max",
+        monitor=monitor,
+        mode=monitor_mode(monitor),
         enable_version_counter=False,
     )
     # last.ckpt after every validation, by a callback of its own: Lightning 2.6's save_last=True

@@ -35,3 +35,28 @@ def test_val_stage_when_a_run_has_no_test():
 def test_a_directory_without_metrics_says_so(tmp_path):
     with pytest.raises(FileNotFoundError, match="no metrics.json"):
         main([str(tmp_path)])
+
+
+def test_compare_reads_evaluation_reports_named_by_the_training_policy(tmp_path):
+    import json
+
+    from omegaconf import OmegaConf
+
+    dirs = []
+    for attack, seed, clean, adv in (("none", 1, 70.0, 40.0), ("mix", 1, 71.0, 55.0), ("mix", 2, 69.0, 53.0)):
+        run = tmp_path / f"train_{attack}_{seed}"
+        (run / "checkpoints").mkdir(parents=True)
+        OmegaConf.save(OmegaConf.create({"attack": {"name": attack}, "task": {"name": "span"}, "seed": seed}), run / "config.yaml")
+        ev = tmp_path / f"eval_{attack}_{seed}"
+        ev.mkdir()
+        sets = {"clean": {"n": 10, "f1": clean, "ci95": {"f1": [clean - 5, clean + 5]}}, "addsent": {"n": 10, "f1": adv, "drop": 0.1}}
+        report = {"task": "span", "split": "validation", "primary": "f1",
+                  "models": {"m": {"ckpt": str(run / "checkpoints" / "best.ckpt"), "sets": sets}}}
+        (ev / "report.json").write_text(json.dumps(report))
+        dirs.append(str(ev))
+    table = main([*dirs])
+    lines = [line for line in table.splitlines() if line.startswith("| ")][1:]
+    assert [line.split("|")[1].strip() for line in lines] == ["none s1", "mix s1", "mix s2"]
+    assert "55.0" in lines[1] and "40.0" in lines[0]
+    with_ci = main([*dirs, "--ci"])
+    assert "70 [65, 75]" in with_ci

@@ -6,20 +6,21 @@ identical to an option of the question it attacks. Build one from examples, from
 readers can load, or from a plain text file (one option a line) / JSONL (``{"option": ...}``).
 
 A distractor bank maps an example id to new distractors: JSONL lines
-``{"id": ..., "distractors": [...]}`` or a JSON object ``{id: [...]}``.
+``{"id": ..., "distractors": [...]}`` or a JSON object ``{id: [...]}``; :func:`write_bank` writes
+the JSONL layout.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
-
-from robust_mrc.data.examples import MCExample
 
 from robust_mrc.attacks.text import normalize
+from robust_mrc.data.examples import MCExample
+from robust_mrc.data.writers import atomic_write_text
 
 
 def passage_key(passage: str) -> str:
@@ -152,3 +153,12 @@ def load_bank(bank) -> dict[str, tuple[str, ...]] | None:
             out[str(rec["id"])] = tuple(rec["distractors"])
     _BANK_CACHE[key] = out
     return out
+
+
+def write_bank(bank: dict[str, Iterable[str]], path: str | Path) -> Path:
+    """Write ``bank`` (``{example id: distractors}``, in its order) as JSONL lines
+    ``{"id": ..., "distractors": [...]}``, atomically; :func:`load_bank` reads it back equal."""
+    lines = [json.dumps({"id": str(k), "distractors": [str(d) for d in v]}, ensure_ascii=False) + "\n" for k, v in bank.items()]
+    atomic_write_text(path, "".join(lines))
+    _BANK_CACHE.pop(str(Path(path).resolve()), None)
+    return Path(path)

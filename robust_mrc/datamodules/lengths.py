@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from robust_mrc.attacks.apply import attack_example
-from robust_mrc.datamodules import mc
+from robust_mrc.datamodules import generation, mc
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,13 @@ class TokenCounter:
 
     def __call__(self, examples: Sequence) -> list[int]:
         """Multiple choice: the longest option sequence, capped at ``max_length`` (the batch is
-        padded to it). Span: question + context, uncapped (a longer context makes more windows)."""
+        padded to it). Span: question + context, uncapped (a longer context makes more windows).
+        Distractor generation: the source (question, answer, passage), capped at ``max_length``."""
+        if self.task == "dg":
+            sep = generation.separator(self.tokenizer)
+            pairs = [generation.source_pair(ex, sep) for ex in examples]
+            counts = self._count({t for p in pairs for t in p})
+            return [min(counts[a] + counts[b] + self.pair_extra, self.max_length) for a, b in pairs]
         if self.task == "mc":
             pairs = [mc.option_pairs(ex, self.inputs) for ex in examples]
             counts = self._count({t for ps in pairs for p in ps for t in p if t is not None})

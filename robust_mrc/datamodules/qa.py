@@ -23,7 +23,7 @@ from torch.utils.data import DataLoader, Dataset, RandomSampler
 
 from robust_mrc.attacks.apply import attack_example, build_attacks
 from robust_mrc.data.sources import load_splits
-from robust_mrc.datamodules import mc, span
+from robust_mrc.datamodules import generation, mc, span
 from robust_mrc.datamodules.datasets import AttackedDataset, ExampleDataset, PolicyDataset, TaggedCollator
 from robust_mrc.datamodules.lengths import LengthLine, TokenCounter, fit_attack_lengths
 from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler
@@ -35,13 +35,23 @@ log = logging.getLogger(__name__)
 def make_collator(task_cfg: Mapping[str, Any], tokenizer) -> Callable:
     if task_cfg["name"] == "mc":
         return mc.MCCollator(tokenizer, max_length=int(task_cfg["max_length"]), inputs=task_cfg.get("inputs", "full"))
+    if task_cfg["name"] == "dg":
+        return generation.DGCollator(tokenizer, max_length=int(task_cfg["max_length"]),
+                                     max_target_length=int(task_cfg.get("max_target_length", 24)))
     return span.SpanCollator(tokenizer, max_length=int(task_cfg["max_length"]), doc_stride=int(task_cfg["doc_stride"]))
 
 
 def approx_length(task_cfg: Mapping[str, Any], example) -> int:
     if task_cfg["name"] == "mc":
         return mc.approx_length(example, task_cfg.get("inputs", "full"))
+    if task_cfg["name"] == "dg":
+        return generation.approx_length(example)
     return span.approx_length(example)
+
+
+def data_task(task: str) -> str:
+    """The kind of data a task reads: ``dg`` (distractor generation) reads multiple-choice sets."""
+    return generation.DATA_TASK if task == "dg" else task
 
 
 def prediction_loader(task_cfg: Mapping[str, Any], examples: Sequence, collator: Callable, batch_size: int, num_workers: int = 0,
@@ -95,7 +105,7 @@ class QADataModule(pl.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         task = self.task_cfg["name"]
         if self.splits is None:
-            self.splits = load_splits(self.data_cfg, task, seed=self.seed)
+            self.splits = load_splits(self.data_cfg, data_task(task), seed=self.seed)
             log.info("data %s: %s", self.data_cfg.get("name"), {k: len(v) for k, v in self.splits.items()})
         if self.policy is None:
             self.policy = policy_from_config(self.attack_cfg, task, self.seed, self.splits.get("train"))

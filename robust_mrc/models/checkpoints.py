@@ -25,7 +25,9 @@ from robust_mrc.models import MODULES
 
 # what a checkpoint may say about its model and its preprocessing
 MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "config")
-TASK_KEYS = ("name", "inputs", "max_length", "doc_stride", "n_best", "max_answer_length", "metric", "max_windows")
+TASK_KEYS = ("name", "inputs", "max_length", "doc_stride", "n_best", "max_answer_length", "metric", "max_windows",
+             # task=dg (distractor generation)
+             "max_target_length", "max_new_tokens", "no_repeat_ngram_size", "val_generate")
 
 
 class CheckpointError(UserError, ValueError):
@@ -85,7 +87,7 @@ def _global_named(text: str) -> str:
 def load_checkpoint(path: str | Path, *, expected_task: str | None = None, trust_remote_code: bool = False):
     """The evaluation-mode Lightning module of a robust-mrc checkpoint (see the module doc).
 
-    ``expected_task`` (``mc`` / ``span``): a checkpoint of the other task is refused with a message
+    ``expected_task`` (``mc`` / ``span`` / ``dg``): a checkpoint of the other task is refused with a message
     saying which ``task=`` to use."""
     path = Path(path)
     content = read_checkpoint(path)

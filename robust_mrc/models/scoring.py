@@ -47,7 +47,8 @@ class ModelScorer:
             for start in range(0, len(examples), self.batch_size):
                 # candidates of one example share its id: score them under positional ids
                 chunk = [ex.replace(id=f"#{j}") for j, ex in enumerate(examples[start : start + self.batch_size])]
-                records = self.module.predict_records(self.collator(chunk))
+                batch = {k: v.to(self.module.device) if isinstance(v, torch.Tensor) else v for k, v in self.collator(chunk).items()}
+                records = self.module.predict_records(batch)
                 out.extend(self._prediction(records[ex.id]) for ex in chunk)
         return out
 

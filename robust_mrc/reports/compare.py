@@ -1,11 +1,15 @@
 """Training policy x test set: the layout of seed 000 Table 6, from finished runs.
 
-Each run directory holds ``metrics.json`` and ``config.yaml`` (written by ``train``). A row per
-run (named by its attack policy), a column per evaluation set (clean first, then each attack, then
-the average over attacks), values of one metric (``acc`` for multiple choice, ``f1`` / ``em`` for
-span QA) from one stage (``test``, or ``val`` when a run has no test metrics).
+A directory is a training run (``metrics.json`` and ``config.yaml``, written by ``train``) or an
+evaluation (``report.json``, written by ``evaluate``: one row per evaluated model, named by the
+attack policy its checkpoint was trained with, read from the training run's ``config.yaml``). A
+row per run (two runs of one policy are told apart by their seeds), a column per evaluation set
+(clean first, then each attack, then the average over attacks), values of one metric (``acc`` for
+multiple choice, ``f1`` / ``em`` for span QA) from one stage (``test``, or ``val`` when a run has
+no test metrics); ``--ci`` adds the 95 % bootstrap interval an evaluation report holds.
 
     python -m robust_mrc.reports.compare outputs/clean outputs/addsent outputs/mix --out table6.md
+    python -m robust_mrc.reports.compare outputs/eval/clean outputs/eval/mix --ci
 """
 
 from __future__ import annotations
@@ -21,8 +25,41 @@ from robust_mrc.data.writers import atomic_write_bytes
 from robust_mrc.reports.tables import format_table
 
 
+def _training_name(ckpt: str | None, default: str) -> str:
+    """``<attack policy> s<seed>`` of the training run a checkpoint comes from (its config.yaml)."""
+    if not ckpt:
+        return default
+    cfg_path = Path(ckpt).parent.parent / "config.yaml"
+    if not cfg_path.is_file():
+        return default
+    cfg = OmegaConf.load(cfg_path)
+    inputs = OmegaConf.select(cfg, "task.inputs", default="full")
+    name = str(OmegaConf.select(cfg, "attack.name", default=default)) + ("" if inputs in (None, "full") else f" ({inputs})")
+    return f"{name} s{OmegaConf.select(cfg, 'seed', default='?')}"
+
+
+def load_evaluation(run_dir: str | Path, ci: bool = False) -> list[tuple[str, str, dict]]:
+    """(row name, task, metrics) per model of an evaluation directory (``report.json``)."""
+    report = json.loads((Path(run_dir) / "report.json").read_text())
+    stage = "val" if report["split"] == "validation" else report["split"]
+    rows = []
+    for model, entry in report["models"].items():
+        ckpt = entry.get("ckpt") if isinstance(entry.get("ckpt"), str) else None
+        metrics: dict = {}
+        for set_name, m in entry["sets"].items():
+            prefix = f"{stage}/" if set_name == "clean" else f"{stage}/{set_name}/"
+            for key, value in m.items():
+                if isinstance(value, (int, float)):
+                    metrics[prefix + key] = value
+                elif ci and key == "ci95":  # {metric: [lo, hi]}, or [lo, hi] of the primary metric
+                    value = value if isinstance(value, dict) else {report["primary"]: value}
+                    metrics.update({f"{prefix}{k}~ci": v for k, v in value.items()})
+        rows.append((_training_name(ckpt, model), report["task"], metrics))
+    return rows
+
+
 def load_run(run_dir: str | Path) -> tuple[str, str, dict]:
-    """(row name, task, metrics) of a run directory."""
+    """(row name, task, metrics) of a training run directory."""
     run_dir = Path(run_dir)
     metrics_path = run_dir / "metrics.json"
     if not metrics_path.is_file():
@@ -51,19 +88,31 @@ def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None
             row[attack] = metrics[f"{st}/{attack}/{metric}"]
         values = [row[a] for a in attacks]
         row["attack avg"] = sum(values) / len(values) if values else None
+        _with_intervals(row, metrics, st, metric, attacks)
         rows.append(row)
     columns = ["training", "clean"] + sorted({c for r in rows for c in r} - {"training", "clean", "attack avg"}) + ["attack avg"]
     return [{c: ("-" if r.get(c) is None else r[c]) for c in columns} for r in rows]
 
 
+def _with_intervals(row: dict, metrics: dict, stage: str, metric: str, attacks: list[str]) -> None:
+    """Cells as ``value [lo, hi]`` where the metrics hold a 95 % interval (``...~ci``)."""
+    for col, prefix in [("clean", f"{stage}/"), *((a, f"{stage}/{a}/") for a in attacks)]:
+        interval = metrics.get(f"{prefix}{metric}~ci")
+        if interval and col in row and isinstance(row[col], (int, float)):
+            row[col] = f"{row[col]:.4g} [{interval[0]:.4g}, {interval[1]:.4g}]"
+
+
 def main(argv: list[str] | None = None) -> str:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("runs", nargs="+", help="run directories of train.py")
+    p.add_argument("runs", nargs="+", help="run directories of train.py or evaluate.py")
+    p.add_argument("--ci", action="store_true", help="add the 95%% bootstrap intervals of evaluation reports")
     p.add_argument("--metric", default=None, help="acc (mc, default) | f1 (span, default) | em")
     p.add_argument("--stage", default=None, choices=["val", "test"])
     p.add_argument("--out", default=None, help="also write the table here (Markdown)")
     args = p.parse_args(argv)
-    loaded = [load_run(r) for r in args.runs]
+    loaded = []
+    for r in args.runs:
+        loaded += load_evaluation(r, args.ci) if (Path(r) / "report.json").is_file() else [load_run(r)]
     metric = args.metric or ("f1" if loaded[0][1] == "span" else "acc")
     table = format_table(comparison_rows([(n, m) for n, _, m in loaded], metric, args.stage))
     print(table)

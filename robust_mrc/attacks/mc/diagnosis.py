@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.text import as_statement, insert_at, sentence_boundaries
-from robust_mrc.data.cloze import fill_blank
+from robust_mrc.data.cloze import fill_blank, has_blank
 
 
 def choose_position(text: str, position: str, rng) -> int:
@@ -39,7 +39,7 @@ class Diagnosis(Attack):
 
     def apply(self, ex, rng):
         body = ex.question.strip()
-        if body.endswith("?") and "_" not in body:
+        if body.endswith("?") and not has_blank(body):
             body = body[:-1].rstrip()
         sentence = as_statement(fill_blank(body, ex.answer))
         pos = choose_position(ex.passage, self.position, rng)

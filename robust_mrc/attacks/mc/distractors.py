@@ -3,21 +3,24 @@
 What they change: the wrong options (all of them: three in RACE), in place; the question, the
 passage, the correct option and the label are untouched.
 
-* With ``bank=PATH`` (one record per example id with its new distractors, e.g. from the span
-  extractor or the seq2seq generator of the paper, built elsewhere) both read their distractors
-  from the bank, drop any equal to the answer or to each other, and backfill with the original
-  distractors. An example missing from the bank cannot be attacked (None).
+* With ``bank=PATH`` (one record per example id with its new distractors, e.g. from the paper's
+  span extractor, made by ``python -m robust_mrc.banks.de``, or from a seq2seq generator) both
+  read their distractors from the bank, drop any equal to the answer or to each other, and
+  backfill with the original distractors. An example missing from the bank, or whose record is
+  empty, cannot be attacked (None).
 * Without a bank, model-free versions:
   - DE: spans of the passage (windows of about the answer's length inside a clause) ranked by how
     many question stems they share, walked in rank order (top 20) with the DE filtering rules:
     drop punctuation-only spans, stopwords, substrings of the answer, spans containing the answer,
     spans that contain or are contained in a kept span; keep spans with low lexical overlap
-    (stem Jaccard < 0.5) with each other and with the answer; backfill with original distractors.
+    (stem Jaccard < 0.5) with each other and with the answer (:func:`filter_spans`, which the DE
+    bank builder uses too); backfill with original distractors.
   - DG: retrieval from a pool of other questions' options (``pool=``: a list of examples, a data
     file or an :class:`~robust_mrc.attacks.pools.OptionPool`; never the same passage): options of
-    the most similar questions (stem Jaccard) form a 50-long "beam"; take the first, then later
-    ones whose token-set Jaccard similarity to every kept one is below 0.5 (distance > 0.5); fall
-    back to the next ones in rank order.
+    the most similar questions (stem Jaccard) form a 50-long "beam", from which
+    :func:`~robust_mrc.attacks.mc.diverse.select_diverse` keeps the first, then later ones whose
+    token-set Jaccard similarity to every kept one is below 0.5 (distance > 0.5), and falls back
+    to the next ones in rank order (the rule the generated bank uses too).
 
 What they promise: label unchanged; every new option differs (after normalisation) from the
 correct option and from the other options.
@@ -26,18 +29,17 @@ correct option and from the other options.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, register
+from robust_mrc.attacks.mc.diverse import select_diverse
 from robust_mrc.attacks.pools import OptionPool, load_bank, passage_key, pool_for
 from robust_mrc.attacks.text import WORD_RE, jaccard, normalize, sentence_spans, stems
 
 _EDGE_WORDS = frozenset("and or but of to in on at for with by from as that which who than so".split())
 _CLAUSE_SPLIT = re.compile(r"[,;:()\"\u201c\u201d]|\s-\s|--")
-
-
-def _token_set(text: str) -> set[str]:
-    return set(normalize(text).split())
 
 
 def _replace_wrong(ex, new: list[str], attack: str, source: str):
@@ -77,9 +79,7 @@ def _bank_distractors(bank, ex):
 def extract_spans(ex, top: int = 20) -> list[str]:
     """Model-free DE: passage spans related to the question, filtered by the DE rules."""
     answer = ex.answer
-    answer_norm = normalize(answer)
-    answer_stems = stems(answer)
-    q_stems = stems(ex.question) - answer_stems
+    q_stems = stems(ex.question) - stems(answer)
     n_answer = max(1, len(WORD_RE.findall(answer)))
     lengths = sorted({max(1, min(12, n)) for n in (n_answer - 1, n_answer, n_answer + 1)})
     cands = []
@@ -104,19 +104,52 @@ def extract_spans(ex, top: int = 20) -> list[str]:
                 if score:
                     cands.append((-score, not whole, abs(j - i - n_answer), s + cstart + ws[i][0], span, sst))
     cands.sort(key=lambda c: c[:4])
-    kept: list[tuple[str, set]] = []
-    for *_, span, sst in cands[:top]:
+    return filter_spans([(span, sst) for *_, span, sst in cands[:top]], answer)
+
+
+def filter_spans(candidates: Iterable[str | tuple[str, set[str]]], answer: str, limit: int | None = None,
+                 dropped: Counter | None = None) -> list[str]:
+    """The DE post-processing of seed 000 section 3.1 (``reference-algorithms.md``, "Distractor
+    Extraction"): walk ``candidates`` (spans, best first; or ``(span, stems)`` pairs with the stems
+    of its content words precomputed) and keep a span unless it
+
+    * is punctuation only (``punctuation``) or a single stopword / has no content word
+      (``stopword``),
+    * is a substring of the answer or contains it (``answer``; normalized text, character level),
+    * contains or is contained in a span already kept (``containment``; normalized text),
+    * shares half or more of its content-word stems with the answer or with a kept span
+      (``overlap``: stem Jaccard >= 0.5; the paper's "low lexical overlap" made concrete).
+
+    At most ``limit`` spans are kept (all when None). ``dropped`` counts the rule that dropped
+    each candidate. Shared by the model-free ``distractor_extraction`` and the DE bank builder
+    (``robust_mrc.banks.de``).
+    """
+    answer_norm = normalize(answer)
+    answer_stems = stems(answer)
+    kept: list[tuple[str, str, set]] = []
+    for cand in candidates:
+        span, sst = (cand, None) if isinstance(cand, str) else cand
+        sst = stems(span) if sst is None else sst
         norm = normalize(span)
-        if not norm or (len(norm.split()) == 1 and norm in R.STOPWORDS):
+        reason = None
+        if not norm:
+            reason = "punctuation"
+        elif (len(norm.split()) == 1 and norm in R.STOPWORDS) or not sst:
+            reason = "stopword"
+        elif norm in answer_norm or answer_norm in norm:
+            reason = "answer"
+        elif any(norm in k or k in norm for _, k, _ in kept):
+            reason = "containment"
+        elif jaccard(sst, answer_stems) >= 0.5 or any(jaccard(sst, ks) >= 0.5 for *_, ks in kept):
+            reason = "overlap"
+        if reason is not None:
+            if dropped is not None:
+                dropped[reason] += 1
             continue
-        if norm in answer_norm or answer_norm in norm:
-            continue
-        if any(norm in normalize(k) or normalize(k) in norm for k, _ in kept):
-            continue
-        if jaccard(sst, answer_stems) >= 0.5 or any(jaccard(sst, ks) >= 0.5 for _, ks in kept):
-            continue
-        kept.append((span, sst))
-    return [k for k, _ in kept]
+        kept.append((span, norm, sst))
+        if limit is not None and len(kept) >= limit:
+            break
+    return [span for span, *_ in kept]
 
 
 @register
@@ -176,20 +209,7 @@ def retrieve_distractors(ex, pool: OptionPool, beam: int = 50, n: int = 3) -> li
         beam_opts.append(e.option)
         if len(beam_opts) >= beam:
             break
-    if not beam_opts:
-        return []
-    kept = [beam_opts[0]]
-    for cand in beam_opts[1:]:
-        if len(kept) == n:
-            break
-        if all(jaccard(_token_set(cand), _token_set(k)) < 0.5 for k in kept):
-            kept.append(cand)
-    for cand in beam_opts[1:]:  # fall back to the next beams
-        if len(kept) == n:
-            break
-        if cand not in kept:
-            kept.append(cand)
-    return kept
+    return select_diverse(beam_opts, n)
 
 
 @register

@@ -1,0 +1,15 @@
+"""Distractor banks made by the project's own models (seed 000, AdvRACE): the files that
+``distractor_extraction bank=PATH`` and ``distractor_generation bank=PATH`` read (JSONL lines
+``{"id": ..., "distractors": [...]}``, see :func:`robust_mrc.attacks.pools.load_bank`).
+
+* :mod:`robust_mrc.banks.span_data` -- multiple choice turned into span QA (answer inserted).
+* :mod:`robust_mrc.banks.de` -- the DE bank: ``python -m robust_mrc.banks.de data=... out=...``.
+* :mod:`robust_mrc.banks.dg` -- the DG bank: ``python -m robust_mrc.banks.dg data=... out=...``.
+* :mod:`robust_mrc.banks.stats` -- bank statistics (any bank: DE or DG).
+"""
+
+from robust_mrc.errors import UserError
+
+
+class BankError(UserError, ValueError):
+    """A bank that cannot be built as asked (bad arguments, no usable examples, unreadable file)."""

@@ -1,0 +1,230 @@
+"""The Distractor Extraction (DE) bank of seed 000 (AdvRACE, section 3.1), made by the project's
+own span model, end to end:
+
+    python -m robust_mrc.banks.de data=dream_local out=banks/dream_de.jsonl [model=minilm]
+        [trainer.max_epochs=2] [batch_size=8] [seed=42] [splits=train,validation,test]
+        [ckpt=PATH] [top=20] [work_dir=PATH] [stats=PATH] [KEY=VALUE ...]
+
+1. The training split of the multiple-choice ``data`` config becomes span QA: each correct option
+   inserted at a random word position of its passage (``robust_mrc.banks.span_data``, hashed per
+   example from ``seed``), written as SQuAD v1.1 files in ``work_dir/span_data/`` (train and,
+   when the data has one, validation; else 10 % of the passages of train are held out).
+2. The span module is trained on it by ``robust_mrc.training.train`` (``task=span
+   data=squad_local``, the other ``KEY=VALUE`` arguments as for ``train.py``: ``model=``,
+   ``trainer.*``, ``batch_size``, ``task.max_length``, ...), run directory ``work_dir/train``
+   unless ``output_dir=`` is given. ``ckpt=PATH`` skips steps 1-2 and uses that span checkpoint.
+3. The checkpoint reads every question of ``splits`` (default: every split of the data config)
+   with its unmodified passage; its ``top`` (20) best spans over all windows, less those that
+   cross a line break, are walked in rank order (white space collapsed, leading punctuation
+   dropped: :func:`span_text`) through the DE rules (:func:`robust_mrc.attacks.mc.distractors.filter_spans`, shared with
+   the model-free DE) and the first ``n_options - 1`` kept.
+4. The bank ``out`` (JSONL ``{"id", "distractors"}``, every question, possibly with fewer
+   distractors than wrong options: ``distractor_extraction bank=`` backfills with the original
+   ones, and leaves a question with none as it is) and ``out.stats.json`` (or ``stats=``):
+   :func:`robust_mrc.banks.stats.bank_stats` per split and over all, the filter's drop counts,
+   the extractor's checkpoint and validation scores. Both written atomically.
+
+``data=`` and ``data.*`` (``data.limit=...``) configure the multiple-choice data; ``work_dir``
+defaults to ``out`` without its suffix plus ``.work``. A mistake prints one line ``Error: ...``.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import re
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from omegaconf import DictConfig, open_dict
+
+from robust_mrc.attacks.mc.distractors import filter_spans
+from robust_mrc.banks import BankError
+from robust_mrc.banks.cli import compose, parse_splits, split_arguments
+from robust_mrc.banks.span_data import query_example, write_span_data
+from robust_mrc.banks.stats import bank_stats, format_stats
+from robust_mrc.data.examples import MCExample
+
+log = logging.getLogger(__name__)
+
+OWN_KEYS = ("out", "ckpt", "splits", "top", "work_dir", "stats")
+_LEADING_PUNCT = re.compile(r"^[^\w\"'(\[\u201c\u2018]+")
+HOLDOUT = 0.1  # share of train passages validating the extractor when the data has no validation
+
+
+def span_text(text: str) -> str:
+    """A predicted span as a candidate option: white space collapsed, punctuation that opens it
+    (a span cut after a sentence's full stop: ". The train from") dropped; opening quotes and
+    brackets kept."""
+    return _LEADING_PUNCT.sub("", " ".join(text.split()))
+
+
+def extract_bank(scorer, examples: Sequence[MCExample], dropped: Counter | None = None,
+                 nbest_sizes: list[int] | None = None, chunk: int = 512) -> dict[str, list[str]]:
+    """``{id: distractors}``: each example's unmodified passage and question read by ``scorer`` (a
+    :class:`~robust_mrc.models.scoring.ModelScorer` of a span module, or any object whose
+    ``predict(span examples)`` gives predictions with ``nbest``, best first), its n-best spans
+    filtered by the DE rules, at most ``n_options - 1`` kept. Before the rules, a span that crosses
+    a line break (a speaker's turn in DREAM, a paragraph in RACE) is dropped (``line_break``: not
+    in the paper; such a span reads as no option) and :func:`span_text` cleans the others.
+    ``dropped`` counts the rules that dropped candidates, ``nbest_sizes`` gets each example's
+    n-best length."""
+    queries = [query_example(ex) for ex in examples]
+    order = sorted(range(len(queries)), key=lambda i: -(len(queries[i].context) + len(queries[i].question)))
+    nbest: dict[int, tuple] = {}
+    for start in range(0, len(order), chunk):
+        part = order[start : start + chunk]
+        for i, pred in zip(part, scorer.predict([queries[i] for i in part])):
+            nbest[i] = pred.nbest
+        log.info("DE bank: %d / %d questions read", min(start + chunk, len(order)), len(order))
+    dropped = Counter() if dropped is None else dropped
+    bank = {}
+    for i, ex in enumerate(examples):
+        texts = [text for text, _ in nbest[i]]
+        if nbest_sizes is not None:
+            nbest_sizes.append(len(texts))
+        one_line = [span_text(t) for t in texts if "\n" not in t.strip()]
+        dropped["line_break"] += len(texts) - len(one_line)
+        bank[ex.id] = filter_spans(one_line, ex.answer, limit=len(ex.options) - 1, dropped=dropped)
+    return bank
+
+
+def span_training_config(overrides: Sequence[str]) -> DictConfig:
+    """The training config of the span extractor: ``task=span data=squad_local`` and ``overrides``."""
+    return compose(["task=span", "data=squad_local", *overrides])
+
+
+def train_extractor(splits: dict[str, list], seed: int, cfg: DictConfig, work_dir: Path, name: str) -> tuple[str, dict]:
+    """Steps 1-2 of the module doc with the training config ``cfg`` (its data replaced by the
+    span files): the span checkpoint's path and what the training gave."""
+    from robust_mrc.training import train
+
+    span_dir = work_dir / "span_data"
+    data_info = {"train": write_span_data(splits["train"], span_dir / "train.json", seed)}
+    validation = None
+    if splits.get("validation"):
+        validation = span_dir / "validation.json"
+        data_info["validation"] = write_span_data(splits["validation"], validation, seed)
+    cfg = copy.deepcopy(cfg)
+    with open_dict(cfg):
+        cfg.data.name = f"{name}_de_span"
+        cfg.data.train = str(span_dir / "train.json")
+        cfg.data.validation = str(validation) if validation else None
+        cfg.data.test = None
+        cfg.data.limit = None
+        if validation is None:
+            cfg.data.holdout = HOLDOUT
+        if not cfg.get("output_dir"):
+            cfg.output_dir = str(work_dir / "train")
+    metrics = train(cfg)
+    if not metrics.get("ckpt_path"):
+        raise BankError(f"the span extractor's training in {metrics.get('run_dir')} saved no checkpoint")
+    info = {"span_data": data_info, "run_dir": metrics.get("run_dir"),
+            "val_f1": metrics.get("val/f1"), "val_em": metrics.get("val/em")}
+    return metrics["ckpt_path"], info
+
+
+def _examples(splits: dict[str, list], names: list[str]) -> list[MCExample]:
+    seen: dict[str, str] = {}
+    out = []
+    for split in names:
+        for ex in splits[split]:
+            if ex.id in seen:
+                raise BankError(f"example id {ex.id!r} is in both {seen[ex.id]} and {split}: a bank needs ids "
+                                "unique over the splits it covers (choose splits=)")
+            seen[ex.id] = split
+            out.append(ex)
+    return out
+
+
+def _check_out(out: str, stats: Path, inputs: list) -> None:
+    from robust_mrc.data.writers import output_path_problem
+
+    if Path(out).expanduser().resolve() == stats.expanduser().resolve():
+        raise BankError(f"stats={stats} is the bank file out={out}: give another file name")
+    for path in (out, stats):
+        if problem := output_path_problem(path, inputs):
+            raise BankError(problem)
+
+
+def _top(value: str | None) -> int:
+    try:
+        top = int(value or 20)
+    except ValueError:
+        top = 0
+    if top < 1:
+        raise BankError(f"top={value}: expected a positive whole number (the n-best spans walked, 20 in the paper)")
+    return top
+
+
+def build_de_bank(argv: Sequence[str]) -> dict:
+    """Run the module doc's steps for the command-line arguments ``argv``; return the statistics."""
+    from robust_mrc.attacks.pools import write_bank
+    from robust_mrc.data.sources import load_splits
+    from robust_mrc.models.backbone import load_tokenizer
+    from robust_mrc.models.checkpoints import load_checkpoint
+    from robust_mrc.models.scoring import ModelScorer
+    from robust_mrc.runtime import atomic_write_json
+
+    own, data_overrides, training_overrides = split_arguments(argv, OWN_KEYS)
+    if not own.get("out"):
+        raise BankError("out=PATH is required: the bank file to write (e.g. out=banks/dream_de.jsonl)")
+    out = Path(own["out"])
+    stats_path = Path(own.get("stats") or f"{out}.stats.json")
+    work_dir = Path(own.get("work_dir") or out.with_suffix(".work"))
+    top = _top(own.get("top"))
+    ckpt = own.get("ckpt")
+    if ckpt and not Path(ckpt).is_file():
+        raise BankError(f"ckpt={ckpt}: no such checkpoint file (a span checkpoint, e.g. WORK_DIR/train/checkpoints/best.ckpt)")
+    mc_cfg = compose(["task=mc", *data_overrides])
+    _check_out(own["out"], stats_path, [mc_cfg.data.get(split) for split in ("train", "validation", "test")])
+    train_cfg = span_training_config(training_overrides)  # a mistake in it shows before any work
+    if mc_cfg.data.get("task") not in (None, "mc"):
+        raise BankError(f"data={mc_cfg.data.name} is a {mc_cfg.data.task!r} data set: a DE bank is made for "
+                        "multiple-choice data (e.g. data=dream_local, data=race_local, data=synthetic_mc)")
+    seed = int(mc_cfg.seed)
+    splits = load_splits(mc_cfg.data, "mc", seed)
+    names = parse_splits(own.get("splits"), splits)
+    examples = _examples(splits, names)
+    extractor: dict = {}
+    if not ckpt:
+        if not splits.get("train"):
+            raise BankError(f"data={mc_cfg.data.name} has no train split to train the span extractor on; give ckpt=PATH")
+        ckpt, extractor = train_extractor(splits, seed, train_cfg, work_dir, str(mc_cfg.data.name))
+    module = load_checkpoint(ckpt, expected_task="span")
+    module.task_cfg["n_best"] = top
+    scorer = ModelScorer(module, load_tokenizer(module.model_cfg), key=str(ckpt), batch_size=int(train_cfg.eval_batch_size))
+    dropped: Counter = Counter()
+    sizes: list[int] = []
+    bank = extract_bank(scorer, examples, dropped, sizes)
+    write_bank(bank, out)
+    stats = {
+        "bank": str(out), "data": str(mc_cfg.data.name), "seed": seed, "top": top,
+        "extractor": {"ckpt": str(ckpt), **extractor},
+        "all": bank_stats(bank, examples),
+        "splits": {s: bank_stats(bank, splits[s]) for s in names},
+        "filter": {"mean_nbest": round(sum(sizes) / max(len(sizes), 1), 2), "dropped": dict(sorted(dropped.items()))},
+    }
+    atomic_write_json(stats_path, stats)
+    for s in names:
+        print(format_stats(stats["splits"][s], s))
+    print(f"bank {out} ({len(bank)} questions), statistics {stats_path}")
+    return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    from robust_mrc.cli import run_command
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if any(a in ("-h", "--help", "help") for a in argv):
+        print(__doc__)
+        return 0
+    logging.basicConfig(level=logging.INFO, format="[%(name)s] %(message)s")
+    run_command(build_de_bank, argv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""python -m robust_mrc.banks.dg data=dream_local out=banks/dream_dg.jsonl [ckpt=PATH] [model=minilm] [beams=50]
+
+A Distractor Generation bank made by the project's own generator (AdvRACE's DG, seed 000, 3.2):
+
+1. the generator: ``ckpt=`` (a ``task=dg`` checkpoint, loaded weights-only through
+   :func:`robust_mrc.models.checkpoints.load_checkpoint`), else one trained here by
+   :func:`robust_mrc.training.train` with ``task=dg`` (every ``train.py`` key applies);
+2. for every question of ``splits``: beam search with ``beams`` beams (50), at most
+   ``task.max_new_tokens`` (20) new tokens, no repeated unigrams (``task.no_repeat_ngram_size=1``),
+   all beams returned, best first; uncased output is re-cased from the question's own text;
+3. :func:`robust_mrc.attacks.mc.diverse.select_diverse` keeps beam 1, then later beams whose
+   token-set Jaccard similarity to every kept one is below ``max_similarity`` (0.5), falls back to
+   beams 2, 3, ..., never the correct answer or a duplicate (normalised); ``n`` = the question's
+   number of wrong options;
+4. the bank (JSONL, ``{"id": ..., "distractors": [...]}``: what
+   :func:`robust_mrc.attacks.pools.load_bank` reads) and its statistics (``<out>.stats.json``),
+   both written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+from robust_mrc.attacks.mc.diverse import select_diverse
+from robust_mrc.attacks.pools import write_bank
+from robust_mrc.attacks.text import WORD_RE, normalize
+from robust_mrc.banks.stats import bank_stats
+from robust_mrc.config_checks import SPLITS, ConfigError, check_config
+from robust_mrc.data.examples import MCExample
+from robust_mrc.data.writers import atomic_write_text, output_path_problem
+
+log = logging.getLogger(__name__)
+
+CONF = str(Path(__file__).resolve().parents[2] / "conf")
+_TIDY = [  # word-piece decoding leaves spaces inside tokens: "well - known", "3 : 00", "$ 5", "( a )"
+    (re.compile(r"(?<=\w) ?- ?(?=\w)"), "-"),
+    (re.compile(r"(?<=\d) ?([.:]) ?(?=\d)"), r"\1"),
+    (re.compile(r"(?<=\d) ?, ?(?=\d{3}\b)"), ","),
+    (re.compile(r"([$\u00a3\u20ac]) (?=\d)"), r"\1"),
+    (re.compile(r"([(\[]) "), r"\1"),
+    (re.compile(r" ([)\]])"), r"\1"),
+]
+
+
+def tidy(text: str) -> str:
+    """A decoded generation with word-piece spacing artefacts removed (see ``_TIDY``)."""
+    text = " ".join(text.split())
+    for pattern, repl in _TIDY:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def recase(text: str, example: MCExample) -> str:
+    """An all-lower-case generation (an uncased model's) re-cased from the example's passage,
+    question and options: a word that occurs there only capitalised (names, "I") takes its most
+    frequent form, every other word stays lower case; a capital first letter when most of the
+    example's options start with one. Cased text is returned as it is."""
+    if text != text.lower():
+        return text
+    forms: dict[str, Counter] = {}
+    for source in (example.passage, example.question, *example.options):
+        for word in WORD_RE.findall(source):
+            forms.setdefault(word.lower(), Counter())[word] += 1
+    cased = {w: c.most_common(1)[0][0] for w, c in forms.items() if w not in c}
+    out = WORD_RE.sub(lambda m: cased.get(m.group(), m.group()), text)
+    capitals = sum(o.strip()[:1].isupper() for o in example.options)
+    if out and capitals * 2 > len(example.options):
+        out = out[0].upper() + out[1:]
+    return out
+
+
+def select_for(example: MCExample, beams: Sequence[str], n: int | None = None, max_similarity: float = 0.5,
+               exclude_options: bool = False) -> list[str]:
+    """The bank entry of ``example`` from its decoded beams (best first): tidied, re-cased, selected
+    by :func:`select_diverse` (never the answer; with ``exclude_options`` never one of its options)."""
+    wanted = len(example.options) - 1 if n is None else int(n)
+    exclude = list(example.options) if exclude_options else [example.answer]
+    return select_diverse([recase(tidy(b), example) for b in beams], wanted, exclude=exclude, max_similarity=max_similarity)
+
+
+def generate_bank(module, examples: Sequence[MCExample], *, beams: int = 50, batch_size: int = 8, n: int | None = None,
+                  max_similarity: float = 0.5, exclude_options: bool = False, max_new_tokens: int | None = None,
+                  no_repeat_ngram_size: int | None = None) -> tuple[list[dict], list[int]]:
+    """Bank records (in the order of ``examples``) and the number of distinct beams of each question.
+    Questions go in batches of ``batch_size``, longest first; a progress bar on a terminal."""
+    from tqdm.auto import tqdm
+
+    from robust_mrc.datamodules.generation import DGCollator, approx_length
+
+    collate = DGCollator(module.tokenizer, max_length=int(module.task_cfg["max_length"]), targets=False)
+    order = sorted(range(len(examples)), key=lambda i: -approx_length(examples[i]))
+    chosen: dict[int, list[str]] = {}
+    distinct: dict[int, int] = {}
+    module.eval()
+    with tqdm(total=len(examples), unit="question", desc="beam search", disable=None) as bar:
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            batch = collate([examples[i] for i in idx])
+            outs = module.generate_beams(batch, beams, max_new_tokens=max_new_tokens, no_repeat_ngram_size=no_repeat_ngram_size)
+            for i, out in zip(idx, outs):
+                chosen[i] = select_for(examples[i], out, n, max_similarity, exclude_options)
+                distinct[i] = len({normalize(b) for b in out if normalize(b)})
+            bar.update(len(idx))
+    records = [{"id": ex.id, "distractors": chosen[i]} for i, ex in enumerate(examples)]
+    return records, [distinct[i] for i in range(len(examples))]
+
+
+def _check(cfg: DictConfig) -> None:
+    """The bank keys of ``cfg``, before any work (then the train keys: :func:`check_config`)."""
+    problems = []
+    if not cfg.get("out"):
+        problems.append("out= is required: the bank file to write, e.g. out=banks/dream_dg.jsonl")
+    else:
+        inputs = [cfg.data.get(s) for s in SPLITS] if cfg.data.get("source", "local") == "local" else []
+        problem = output_path_problem(cfg.out, [str(p) for p in inputs if p])
+        if problem:
+            problems.append(problem)
+    for key, low in (("beams", 1), ("gen_batch_size", 1)):
+        if not isinstance(cfg.get(key), int) or cfg.get(key) < low:
+            problems.append(f"{key}={cfg.get(key)!r}: expected an integer >= {low}")
+    if cfg.get("n") is not None and (not isinstance(cfg.n, int) or cfg.n < 1):
+        problems.append(f"n={cfg.n!r}: expected an integer >= 1 or null (the question's number of wrong options)")
+    sim = cfg.get("max_similarity")
+    if not isinstance(sim, (int, float)) or not 0 < sim <= 1:
+        problems.append(f"max_similarity={sim!r}: expected a number in (0, 1]")
+    splits = list(cfg.get("splits") or [])
+    if not splits or any(s not in SPLITS for s in splits):
+        problems.append(f"splits={splits}: expected a non-empty list of {', '.join(SPLITS)}")
+    if cfg.get("device") not in ("auto", "cpu", "cuda"):
+        problems.append(f"device={cfg.get('device')!r}: expected auto, cpu or cuda")
+    if cfg.get("ckpt") and not Path(str(cfg.ckpt)).is_file():
+        problems.append(f"ckpt={cfg.ckpt}: no such checkpoint file (leave ckpt out to train a generator first)")
+    if cfg.task.name != "dg":
+        problems.append(f"task={cfg.task.name}: the bank needs a distractor generator (task=dg, the default here)")
+    try:
+        check_config(cfg, "train")
+    except ConfigError as err:
+        problems.append(str(err).removeprefix("bad config: "))
+    if problems:
+        raise ConfigError("bad config: " + "; ".join(problems))
+
+
+def bank_questions(cfg: DictConfig) -> list[MCExample]:
+    """The questions of ``cfg.splits`` (``data.limit`` applies); ids must be unique across them."""
+    from robust_mrc.data.sources import load_splits
+
+    splits = load_splits(cfg.data, "mc", seed=int(cfg.seed))
+    examples = [ex for s in cfg.splits for ex in splits.get(s) or []]
+    seen: dict[str, int] = Counter(ex.id for ex in examples)
+    twice = sorted(k for k, c in seen.items() if c > 1)
+    if twice:
+        raise ConfigError(f"data={cfg.data.name}: question id {twice[0]!r} occurs {seen[twice[0]]} times in splits="
+                          f"{list(cfg.splits)} ({len(twice)} such ids); a bank maps ids to distractors: choose fewer splits")
+    if not examples:
+        raise ConfigError(f"data={cfg.data.name}: no questions in splits={list(cfg.splits)}")
+    return examples
+
+
+def load_generator(cfg: DictConfig):
+    """The generator of ``ckpt=``, else of a ``train(cfg)`` run (its best checkpoint); with its path."""
+    import torch
+
+    from robust_mrc.models.checkpoints import load_checkpoint
+
+    path = cfg.get("ckpt")
+    if not path:
+        from robust_mrc.training import train
+
+        path = train(cfg)["ckpt_path"]
+        if not path:
+            raise ConfigError("training wrote no best checkpoint (no validation split?): set data.holdout=0.1 or data.validation=")
+    module = load_checkpoint(path, expected_task="dg", trust_remote_code=bool(cfg.get("trust_remote_code", False)))
+    device = cfg.get("device", "auto")
+    if device == "cuda" or (device == "auto" and torch.cuda.is_available()):
+        module.to("cuda")
+    return module, str(path)
+
+
+def build_bank(cfg: DictConfig) -> dict:
+    """Train (or load) the generator, generate, select, write the bank and its stats; the stats."""
+    _check(cfg)
+    module, ckpt = load_generator(cfg)
+    examples = bank_questions(cfg)
+    t = time.perf_counter()
+    records, distinct = generate_bank(
+        module, examples, beams=int(cfg.beams), batch_size=int(cfg.gen_batch_size), n=cfg.get("n"),
+        max_similarity=float(cfg.max_similarity), exclude_options=bool(cfg.exclude_options),
+        max_new_tokens=int(cfg.task.max_new_tokens), no_repeat_ngram_size=int(cfg.task.no_repeat_ngram_size),
+    )
+    seconds = time.perf_counter() - t
+    out = Path(str(cfg.out))
+    bank = {r["id"]: list(r["distractors"]) for r in records}
+    write_bank(bank, out)
+    stats = {
+        "bank": str(out), "ckpt": ckpt, "data": cfg.data.name, "splits": list(cfg.splits), "beams": int(cfg.beams),
+        "max_new_tokens": int(cfg.task.max_new_tokens), "no_repeat_ngram_size": int(cfg.task.no_repeat_ngram_size),
+        **bank_stats(bank, examples),
+        "distinct_beams_mean": round(sum(distinct) / max(1, len(distinct)), 2),
+        "seconds": round(seconds, 1), "questions_per_second": round(len(examples) / max(seconds, 1e-9), 2),
+        "samples": [{"id": ex.id, "question": ex.question, "answer": ex.answer,
+                     "original": [o for i, o in enumerate(ex.options) if i != ex.label], "generated": r["distractors"]}
+                    for ex, r in list(zip(examples, records))[:5]],
+    }
+    stats_path = Path(str(cfg.stats)) if cfg.get("stats") else out.with_name(out.name + ".stats.json")
+    atomic_write_text(stats_path, json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
+    log.info("bank %s: %d questions, %s", out, len(records), {k: v for k, v in stats.items() if k.startswith("share")})
+    return stats
+
+
+def main() -> None:
+    import hydra
+
+    from robust_mrc.cli import register_resolvers, run_command
+
+    register_resolvers()
+
+    @hydra.main(version_base="1.3", config_path=CONF, config_name="bank_dg")
+    def _main(cfg: DictConfig) -> None:
+        stats = run_command(build_bank, cfg)
+        print(json.dumps({k: v for k, v in stats.items() if k != "samples"}, indent=1))
+
+    _main()
+
+
+if __name__ == "__main__":
+    main()
