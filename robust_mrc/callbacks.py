@@ -1,17 +1,17 @@
-"""Lightning callbacks of the framework."""
+"""Lightning callbacks of the framework: attack counts, the trained-items log, plain progress lines."""
 
 from __future__ import annotations
 
 import json
 import logging
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytorch_lightning as pl
 
 log = logging.getLogger(__name__)
-
-STATUSES = ("attacked", "fallback", "clean")
 
 
 class AttackCounts(pl.Callback):
@@ -62,9 +62,110 @@ class TrainItemLog(pl.Callback):
         if digests is None:
             raise ValueError("TrainItemLog needs batches with item_digests: build the data module with record_items=True")
         for ex_id, (attack, status), digest in zip(batch["ids"], batch["attack_tags"], digests):
-            self.rows.append({"epoch": trainer.current_epoch, "batch": batch_idx, "id": ex_id, "attack": attack, "status": status, "digest": digest})
+            self.rows.append({"epoch": trainer.current_epoch, "batch": batch_idx, "id": ex_id, "attack": attack, "status": status,
+                              "digest": digest})
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         self.dirpath.mkdir(parents=True, exist_ok=True)
         with open(self.dirpath / f"rank{trainer.global_rank}.jsonl", "a", encoding="utf-8") as f:
             f.writelines(json.dumps(row) + "\n" for row in self.rows)
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+def _items(batch) -> int:
+    """Examples in a batch (the collators' ``ids``; else the first dimension of its first tensor)."""
+    if isinstance(batch, dict):
+        if "ids" in batch:
+            return len(batch["ids"])
+        batch = next((v for v in batch.values() if hasattr(v, "shape")), None)
+    return int(batch.shape[0]) if hasattr(batch, "shape") and len(batch.shape) else 0
+
+
+class LogProgress(pl.Callback):
+    """Plain progress lines for logs (SLURM, CI, ``> log``), where a progress bar would write control
+    codes: every ``every`` optimizer steps of training and every ``every`` batches of validation,
+    test and prediction, one line on stdout from rank 0::
+
+        [train] epoch 1/2 step 50/100 loss 1.3862 items/s 45.2 ETA 0:00:03
+        [predict] batch 50/200 items/s 120.3 ETA 0:00:10
+
+    ``items/s`` counts the examples of all ranks (rank 0's times the world size) since the stage
+    started; ``ETA`` is the rest of the stage (training: of the whole fit) at that pace, ``?`` when
+    its length is unknown. :func:`robust_mrc.runtime.build_trainer` adds it when stdout is not a
+    terminal (``progress_every``)."""
+
+    def __init__(self, every: int = 50, stream=None) -> None:
+        if every < 1:
+            raise ValueError(f"progress_every={every}: expected an integer >= 1")
+        self.every = every
+        self.stream = stream
+        self._start: dict[str, tuple[float, int]] = {}  # stage -> (time, step or batch count at the start)
+        self._items: dict[str, int] = {}
+        self._printed_step = -1
+
+    def _print(self, trainer, line: str) -> None:
+        if trainer.is_global_zero:
+            print(line, file=self.stream or sys.stdout, flush=True)
+
+    def _begin(self, stage: str, count: int = 0) -> None:
+        self._start[stage] = (time.monotonic(), count)
+        self._items[stage] = 0
+
+    def _pace(self, trainer, stage: str, done: int, total: float | None) -> str:
+        started, first = self._start[stage]
+        elapsed = max(time.monotonic() - started, 1e-9)
+        rate = self._items[stage] * trainer.world_size / elapsed
+        per_unit = elapsed / max(done - first, 1)
+        eta = _clock(per_unit * (total - done)) if total is not None and total != float("inf") else "?"
+        return f"items/s {rate:.1f} ETA {eta}"
+
+    def on_train_start(self, trainer, pl_module) -> None:
+        self._begin("train", trainer.global_step)
+        self._printed_step = trainer.global_step
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        self._items["train"] = self._items.get("train", 0) + _items(batch)
+        step = trainer.global_step
+        total = trainer.estimated_stepping_batches
+        if step == self._printed_step or (step % self.every and step != total):
+            return
+        self._printed_step = step
+        loss = outputs.get("loss") if isinstance(outputs, dict) else outputs
+        loss_text = f"{float(loss.detach()):.4f}" if loss is not None and hasattr(loss, "detach") else "?"
+        epochs = trainer.max_epochs if trainer.max_epochs not in (None, -1) else "?"
+        steps = int(total) if total != float("inf") else "?"
+        self._print(trainer, f"[train] epoch {trainer.current_epoch + 1}/{epochs} step {step}/{steps} loss {loss_text} "
+                             + self._pace(trainer, "train", step, total))
+
+    def _eval_batch(self, trainer, stage: str, batch, batch_idx: int, totals, dataloader_idx: int) -> None:
+        if trainer.sanity_checking:
+            return
+        self._items[stage] = self._items.get(stage, 0) + _items(batch)
+        total = totals[dataloader_idx] if dataloader_idx < len(totals) else None
+        done = batch_idx + 1
+        if done % self.every and done != total:
+            return
+        total_text = int(total) if total is not None and total != float("inf") else "?"
+        self._print(trainer, f"[{stage}] batch {done}/{total_text} " + self._pace(trainer, stage, done, total))
+
+    def on_validation_epoch_start(self, trainer, pl_module) -> None:
+        self._begin("validate")
+
+    def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0) -> None:
+        self._eval_batch(trainer, "validate", batch, batch_idx, trainer.num_val_batches, dataloader_idx)
+
+    def on_test_epoch_start(self, trainer, pl_module) -> None:
+        self._begin("test")
+
+    def on_test_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0) -> None:
+        self._eval_batch(trainer, "test", batch, batch_idx, trainer.num_test_batches, dataloader_idx)
+
+    def on_predict_epoch_start(self, trainer, pl_module) -> None:
+        self._begin("predict")
+
+    def on_predict_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0) -> None:
+        self._eval_batch(trainer, "predict", batch, batch_idx, trainer.num_predict_batches, dataloader_idx)

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from omegaconf import OmegaConf
 
 from robust_mrc.errors import UserError
+
 
 def is_user_error(error: BaseException) -> bool:
     """Whether ``error`` is a user's mistake whose message says what to do (not a bug)."""

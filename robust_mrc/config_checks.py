@@ -30,7 +30,6 @@ log = logging.getLogger(__name__)
 
 SPLITS = ("train", "validation", "test")
 MIN_MAX_LENGTH = 32  # below this no passage, question and option fit at all
-RESUME_WORDS = ("last", "last_or_new")
 # Trainer arguments robust-mrc sets itself: a config value would clash with them
 RESERVED_TRAINER_KEYS = {"default_root_dir": "output_dir=", "callbacks": "the code", "logger": "logger=",
                          "plugins": "the code"}
@@ -103,6 +102,7 @@ def _check_common(c: _Checker) -> None:
     c.integer("seed", 0, 2**32 - 1)
     c.integer("eval_batch_size", 1, null=True)
     c.integer("num_workers", 0)
+    c.integer("progress_every", 0, null=True)
     c.text("output_dir")
 
 

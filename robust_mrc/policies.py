@@ -26,15 +26,15 @@ counted as ``fallback``.
 
 from __future__ import annotations
 
-from robust_mrc.errors import UserError
-
 import hashlib
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from robust_mrc.attacks import Attack
 from robust_mrc.attacks.apply import attack_example, build_attacks
+from robust_mrc.errors import UserError
 
 POLICIES = ("none", "targeted", "mix", "augmented_option", "amount")
 MODES = ("add", "replace")

@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import signal
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from lightning_fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 from pytorch_lightning.strategies import StrategyRegistry
 
+from robust_mrc.callbacks import LogProgress
 from robust_mrc.config_checks import ConfigError
 from robust_mrc.data.writers import OutputWriteError, atomic_write_text
 
@@ -141,13 +143,27 @@ def cluster_plugins() -> list:
     return []
 
 
+def progress_callbacks(cfg: DictConfig, kwargs: dict, stdout=None) -> list:
+    """When stdout is not a terminal (SLURM, CI, ``> log``): Lightning's progress bar off (unless
+    ``trainer.enable_progress_bar`` says otherwise) and, with ``progress_every: N``, a plain line every
+    N steps / batches (:class:`~robust_mrc.callbacks.LogProgress`). On a terminal: the bar, no lines."""
+    if (stdout or sys.stdout).isatty():
+        return []
+    kwargs.setdefault("enable_progress_bar", False)
+    every = cfg.get("progress_every")
+    return [LogProgress(int(every))] if every else []
+
+
 def build_trainer(cfg: DictConfig, out: Path, callbacks: list | None = None, loggers: list | None = None, **extra) -> pl.Trainer:
+    """The Trainer of a training or an evaluation: ``cfg.trainer`` and ``extra`` as arguments, atomic
+    checkpoints, the SLURM plugin under SLURM, the loggers, and plain progress lines in logs."""
     kwargs = {**OmegaConf.to_container(cfg.trainer, resolve=True), **extra}
     if "strategy" in kwargs:
         kwargs["strategy"] = build_strategy(kwargs["strategy"])
+    progress = progress_callbacks(cfg, kwargs)
     return pl.Trainer(
         default_root_dir=str(out),
-        callbacks=callbacks or [],
+        callbacks=[*(callbacks or []), *progress],
         logger=loggers if loggers else False,
         plugins=[AtomicCheckpointIO(), *cluster_plugins()],
         **kwargs,

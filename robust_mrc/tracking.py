@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
@@ -136,8 +137,9 @@ def sample_rows(eval_sets: Mapping[str, list], predictions: Mapping[str, Mapping
             continue
         preds = predictions.get(name, {})
 
-        def rank(ex):
-            ok, clean_ok = record_correct(preds.get(ex.id, {"pred": None}), metric), record_correct(clean_preds.get(ex.id, {"pred": None}), metric)
+        def rank(ex, preds=preds):
+            ok = record_correct(preds.get(ex.id, {"pred": None}), metric)
+            clean_ok = record_correct(clean_preds.get(ex.id, {"pred": None}), metric)
             return 0 if clean_ok and ok is False else 1 if ok is False else 2
 
         chosen = sorted((ex for ex in examples if ex.id in preds), key=rank)[:per_set]
@@ -184,7 +186,7 @@ class RobustnessTables(pl.Callback):
                 lg.log_table(key="test/samples", columns=SAMPLE_COLUMNS, data=samples)
             # the headline numbers also as summary fields (sortable columns in the runs table)
             run = lg.experiment
-            for name, metric, clean, attacked, drop, abs_drop in rows:
+            for name, _metric, _clean, _attacked, drop, abs_drop in rows:
                 if name != "clean":
                     run.summary[f"test/{name}/drop"] = drop
                     run.summary[f"test/{name}/abs_drop"] = abs_drop

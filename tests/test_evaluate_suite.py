@@ -11,11 +11,12 @@ import pytest
 
 os.environ.setdefault("ROBUST_MRC_VECTORS", "wordnet")
 
-from robust_mrc.data.writers import write_examples  # noqa: E402
 from robust_mrc.data.sources import load_splits  # noqa: E402
-from robust_mrc.jobs.evaluate import evaluate  # noqa: E402
+from robust_mrc.data.writers import write_examples  # noqa: E402
 from robust_mrc.evaluation.predict import Predictor  # noqa: E402
 from robust_mrc.evaluation.suites import SuiteConfigError  # noqa: E402
+from robust_mrc.jobs.evaluate import evaluate  # noqa: E402
+from robust_mrc.metrics import question_f1  # noqa: E402
 from robust_mrc.training import train  # noqa: E402
 from tests.helpers import make_cfg  # noqa: E402
 
@@ -67,13 +68,16 @@ def test_advrace_suite_writes_a_consistent_report(mc_ckpts, tmp_path):
     assert all(report["sets"][s]["unchanged"] < 24 for s in sets[1:])
     rows = list(csv.DictReader((out / "report.csv").open()))
     assert [r["set"] for r in rows] == sets + ["attack avg"]
-    assert "| addsent" in (out / "report.md").read_text()
+    text = (out / "report.md").read_text()
+    assert "| addsent" in text and "### Confidence and calibration" in text and "```json" not in text and "nan" not in text
+    assert all(m["ci95"][0] <= m["acc"] <= m["ci95"][1] for m in entry["sets"].values())
     assert (out / "robustness.png").read_bytes()[:8] == PNG
     # diagnostics of a full-input model
     diag = report["diagnostics"]
     assert diag["pq_remove"][model]["options_only"] is False and "options-only" in diag["pq_remove"][model]["note"]
     conf = diag["confidence"][model]
-    assert 0.2 <= conf["mean_confidence"] <= 1.0 and (out / conf["plot"]).read_bytes()[:8] == PNG
+    assert conf["mean_confidence"] == pytest.approx(sum(max(r["probs"]) for r in clean_preds.values()) / 24)
+    assert conf["accuracy"] == pytest.approx(entry["sets"]["clean"]["acc"]) and (out / conf["plot"]).read_bytes()[:8] == PNG
     assert sum(b["count"] for b in conf["bins"]) == 24
     errors = diag["error_analysis"][model]
     assert sum(v["n"] for v in errors["by_question_type"].values()) == 24
@@ -191,7 +195,8 @@ def test_magnet_screening_ranks_the_pool_and_attacks_with_the_top(mc_ckpts, tmp_
     ranked = [json.loads(line) for line in (out / "magnet_scores.jsonl").read_text().splitlines()]
     scores = [r["T"] for r in ranked]
     assert len(ranked) == 12 and scores == sorted(scores, reverse=True)
-    assert all(0.0 <= t <= 1.0 for t in scores)
+    # T is a share of the (at most 6) questions an option was tried on
+    assert all(any(t * k == pytest.approx(round(t * k), abs=1e-3) for k in range(1, 7)) for t in scores)
     assert (out / "magnet_pool.txt").read_text().splitlines() == [r["option"] for r in ranked[:5]]
     assert (out / "magnet_scores.png").read_bytes()[:8] == PNG
     (model,) = report["models"]
@@ -220,16 +225,23 @@ def test_span_suite_and_token_vote_ensemble(tmp_path_factory, tmp_path):
     ckpts = []
     for seed in (1, 2):
         d = tmp_path_factory.mktemp(f"span{seed}")
-        ckpts.append(train(make_cfg("model=tiny", *SPAN_DATA, "trainer.max_epochs=1", "batch_size=16", "test_after_fit=false", f"seed={seed}", f"output_dir={d}"))["ckpt_path"])
+        cfg = make_cfg("model=tiny", *SPAN_DATA, "trainer.max_epochs=1", "batch_size=16", "test_after_fit=false", f"seed={seed}",
+                       f"output_dir={d}")
+        ckpts.append(train(cfg)["ckpt_path"])
     _, out = run_eval(tmp_path, f"ensemble=[{ckpts[0]},{ckpts[1]}]", *SPAN_DATA, "suite=squad", f"cache_dir={tmp_path / 'c'}")
     report = json.loads((out / "report.json").read_text())
     assert report["primary"] == "f1" and set(report["models"]) >= {"ensemble"}
     for entry in report["models"].values():
         assert list(entry["sets"]) == ["clean", "addsent", "addonesent", "addsentmod", "addcommon", "char_noise", "word_noise"]
-        assert all(0 <= m["f1"] <= 100 and m["n"] == 12 for m in entry["sets"].values())
+        assert all(m["n"] == 12 for m in entry["sets"].values())
+    for model, entry in report["models"].items():  # F1 and confidence recomputed from the records
+        for name, m in entry["sets"].items():
+            records = json.loads((out / "predictions" / model.replace("/", "__") / f"{name}.json").read_text())
+            assert m["f1"] == pytest.approx(100 * sum(question_f1("squad", r["pred"], r["golds"]) for r in records.values()) / 12)
+            if name == "clean":
+                conf = report["diagnostics"]["confidence"][model]
+                assert conf["mean_confidence"] == pytest.approx(sum(r["confidence"] for r in records.values()) / 12)
     assert all(report["sets"][s]["unchanged"] < 12 for s in report["sets"] if s != "clean")
-    conf = report["diagnostics"]["confidence"]
-    assert all(0.0 <= c["mean_confidence"] <= 1.0 for c in conf.values())
 
 
 def test_suite_errors_are_clear(mc_ckpts, tmp_path):
@@ -243,7 +255,8 @@ def test_suite_errors_are_clear(mc_ckpts, tmp_path):
 
 def test_report_table_and_plots_go_to_wandb_offline(mc_ckpts, tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_MODE", "offline")
-    _, out = run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", "cache_dir=null", "wandb=true", "diagnostics=[confidence]")
+    _, out = run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", "cache_dir=null", "wandb=true",
+                      "diagnostics=[confidence]")
     (run,) = list((out / "wandb").glob("offline-run-*"))
     images = sorted(p.name for p in (run / "files" / "media" / "images").rglob("*.png"))
     assert any(n.startswith("eval/plots/robustness") or "robustness" in n for n in images)
@@ -255,7 +268,8 @@ def test_report_table_and_plots_go_to_wandb_offline(mc_ckpts, tmp_path, monkeypa
 
 def test_model_in_the_loop_sets_are_searched_per_model_and_cached(tmp_path_factory, tmp_path, monkeypatch):
     d = tmp_path_factory.mktemp("span_adv")
-    ckpt = train(make_cfg("model=tiny", *SPAN_DATA, "trainer.max_epochs=1", "batch_size=16", "test_after_fit=false", f"output_dir={d}"))["ckpt_path"]
+    cfg = make_cfg("model=tiny", *SPAN_DATA, "trainer.max_epochs=1", "batch_size=16", "test_after_fit=false", f"output_dir={d}")
+    ckpt = train(cfg)["ckpt_path"]
     sets = "[{name: addsent_model, attack: addsent, model: true}, {name: addany, model: true, limit: 4, params: {budget: 30}}]"
     args = [f"ckpt_path={ckpt}", *SPAN_DATA, "suite=squad", f"suite.sets={sets}", f"cache_dir={tmp_path / 'c'}", "diagnostics=[]"]
     _, out = run_eval(tmp_path, *args)

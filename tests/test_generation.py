@@ -171,5 +171,6 @@ def test_a_native_seq2seq_model_trains_and_generates(tmp_path, tokenizer):
     assert counts.tolist() == [3, 3] and bool((sums > 0).all())  # "the zoo" / "a shop" + [SEP]
     sums.sum().backward()
     assert module.backbone.shared.weight.grad is not None
-    beams = module.eval().generate_beams(DGCollator(module.tokenizer, max_length=64, targets=False)([_example(["a", "b"])]), 4, max_new_tokens=3)
+    batch = DGCollator(module.tokenizer, max_length=64, targets=False)([_example(["a", "b"])])
+    beams = module.eval().generate_beams(batch, 4, max_new_tokens=3)
     assert len(beams) == 1 and len(beams[0]) == 4

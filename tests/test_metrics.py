@@ -11,19 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from robust_mrc.metrics import adversarial as adv
+from robust_mrc.metrics import dureader as zh
 from robust_mrc.metrics import (
     dureader_scores,
     get_scorer,
     get_span_metric,
     question_exact_match,
     question_f1,
+    squad,
     squad_scores,
     squad_v1_scores,
     squad_v2_scores,
 )
-from robust_mrc.metrics import adversarial as adv
-from robust_mrc.metrics import dureader as zh
-from robust_mrc.metrics import squad
 
 # ------------------------------------------------ the official scripts' scores (issue 16 oracles)
 # (column of the oracle file, registry name of the scorer, "em" or "f1")
@@ -287,11 +287,21 @@ _EN = st.lists(_EN_WORDS, max_size=8).map(" ".join)
 _ZH = st.text(alphabet="北京上海大学的，。 “”a1", max_size=10)
 
 
+def _overlap_f1(common: int, n_pred: int, n_gold: int) -> float:
+    """The harmonic mean of precision and recall, written as 2 * common / (n_pred + n_gold)."""
+    return 2 * common / (n_pred + n_gold) if common else 0.0
+
+
+def _squad_f1_by_hand(pred: str, gold: str) -> float:
+    p, g = squad.normalize_answer(pred).split(), squad.normalize_answer(gold).split()
+    return _overlap_f1(sum((Counter(p) & Counter(g)).values()), len(p), len(g))
+
+
 @settings(max_examples=300, deadline=None)
 @given(_EN, _EN)
 def test_squad_f1_properties(pred, gold):
     value = squad.f1(pred, gold)
-    assert 0.0 <= value <= 1.0
+    assert value == pytest.approx(_squad_f1_by_hand(pred, gold))
     assert value == squad.f1(gold, pred)
     p, g = squad.normalize_answer(pred).split(), squad.normalize_answer(gold).split()
     if p and g:
@@ -305,8 +315,8 @@ def test_squad_f1_properties(pred, gold):
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=30), st.text(max_size=30))
-def test_squad_f1_in_range_for_any_text(pred, gold):
-    assert 0.0 <= squad.f1(pred, gold) <= 1.0
+def test_squad_f1_of_any_text(pred, gold):
+    assert squad.f1(pred, gold) == pytest.approx(_squad_f1_by_hand(pred, gold))
     assert squad.exact_match(pred, pred) == 1.0
     # v1.1 gives an answer that normalizes to nothing F1 0 even against itself
     assert squad.f1(pred, pred) == float(bool(squad.normalize_answer(pred)))
@@ -316,7 +326,10 @@ def test_squad_f1_in_range_for_any_text(pred, gold):
 @given(_ZH, _ZH)
 def test_dureader_f1_properties(pred, gold):
     value = zh.f1(pred, gold)
-    assert 0.0 <= value <= 1.0
+    pt, gt = zh.tokenize_dureader(zh.normalize_dureader(pred)), zh.tokenize_dureader(zh.normalize_dureader(gold))
+    longest_run = max((j - i for i in range(len(pt)) for j in range(i + 1, len(pt) + 1)
+                       if any(gt[k : k + j - i] == pt[i:j] for k in range(len(gt)))), default=0)
+    assert value == pytest.approx(_overlap_f1(longest_run, len(pt), len(gt)))
     assert value == pytest.approx(zh.f1(gold, pred))
     p, g = zh.normalize_dureader(pred), zh.normalize_dureader(gold)
     assert "".join(zh.tokenize_dureader(p)) == p  # tokens cover the string

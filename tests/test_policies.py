@@ -15,9 +15,9 @@ from torch.utils.data import DistributedSampler
 
 from robust_mrc.data.synthetic import synthetic_splits
 from robust_mrc.datamodules.datasets import PolicyDataset
-from robust_mrc.policies import AttackPolicy, PolicyConfigError, policy_from_config
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.models.backbone import load_tokenizer
+from robust_mrc.policies import AttackPolicy, PolicyConfigError, policy_from_config
 from robust_mrc.training import train
 from tests.helpers import make_cfg
 
@@ -89,7 +89,7 @@ def test_mix_for_span_uses_the_span_attacks(span_splits):
     policy = policy_from_config(attack_cfg("attack=mix", task="span"), "span", 0, span_splits["train"])
     assert policy.attack_names == ["addsent", "addsentmod", "char_noise", "word_noise"]
     ds = PolicyDataset(span_splits["train"], policy, 0)
-    for ex, name, status in (ds[i] for i in range(len(ds))):
+    for ex, _, _ in (ds[i] for i in range(len(ds))):
         assert all(ex.context[a.start : a.end] == a.text for a in ex.answers)
 
 
@@ -106,7 +106,7 @@ def test_augmented_option_gives_every_question_a_fifth_option(mc_splits):
     policy = policy_from_config(attack_cfg("attack=augmented_option"), "mc", 0, mc_splits["train"])
     ds = PolicyDataset(mc_splits["train"], policy, 0)
     assert len(ds) == N
-    for (i, _), (ex, name, status) in zip(ds.items, (ds[j] for j in range(N))):
+    for (i, _), (ex, _, status) in zip(ds.items, (ds[j] for j in range(N))):
         clean = ds.examples[i]
         assert status == "attacked" and len(ex.options) == len(clean.options) + 1 == 5
         assert ex.options[ex.label] == clean.options[clean.label]
@@ -153,7 +153,7 @@ class GiveUpOnOdd:
 def test_an_attack_that_gives_up_falls_back_to_the_clean_example(mc_splits):
     policy = AttackPolicy("t", "targeted", [GiveUpOnOdd()], rate=1.0, mode="replace", seed=0)
     ds = PolicyDataset(mc_splits["train"], policy, 0)
-    for (i, _), (ex, name, status) in zip(ds.items, (ds[j] for j in range(len(ds)))):
+    for (i, _), (ex, _, status) in zip(ds.items, (ds[j] for j in range(len(ds)))):
         clean = ds.examples[i]
         assert (ex == clean) == (status == "fallback")
     counts = composition(policy, mc_splits["train"])
@@ -263,7 +263,10 @@ def test_train_with_augmented_options_composes_with_roberta_and_runs_tiny(tmp_pa
     assert "val/magnet/acc" in metrics and "test/robust_avg" in metrics
 
 
-@pytest.mark.parametrize("entry", sorted(p.stem for p in (ROOT / "conf" / "attack").glob("*.yaml") if not p.stem.startswith("_")))  # _targeted: a base
+ATTACK_ENTRIES = sorted(p.stem for p in (ROOT / "conf" / "attack").glob("*.yaml") if not p.stem.startswith("_"))  # _targeted: a base
+
+
+@pytest.mark.parametrize("entry", ATTACK_ENTRIES)
 def test_every_attack_entry_builds_a_policy_for_its_tasks(entry, mc_splits, span_splits):
     from robust_mrc.attacks import list_attacks
 
@@ -314,9 +317,9 @@ def test_attack_resources_load_in_setup_before_workers_fork(workers):
         f"s = synthetic_splits('mc', {N}, 0, 0, 0);"
         f"dm = QADataModule(cfg.task, cfg.data, load_tokenizer(cfg.model), num_workers={workers}, splits=s,"
         " attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True));"
-        "print(resources._wordnet_cached.cache_info().currsize);"
+        "print(resources._wordnet._wordnet_cached.cache_info().currsize);"
         "dm.setup('fit');"
-        "print(resources._wordnet_cached.cache_info().currsize)"
+        "print(resources._wordnet._wordnet_cached.cache_info().currsize)"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.split()[-2:] == ["0", "1"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import pytorch_lightning as pl
 import torch
+from omegaconf import OmegaConf
 
 from robust_mrc.jobs.evaluate import CheckpointError, evaluate
 from robust_mrc.training import train
@@ -33,7 +34,8 @@ def mc_run(tmp_path_factory):
 
 def test_mc_training_writes_its_results(mc_run):
     metrics, out = mc_run
-    assert 0.0 <= metrics["test/acc"] <= 1.0 and metrics["test/n"] == 100 and metrics["val/n"] == 100
+    assert metrics["test/n"] == 100 and metrics["val/n"] == 100
+    assert metrics["test/acc"] * 100 == pytest.approx(round(metrics["test/acc"] * 100))  # a count of 100 questions
     saved = json.loads((out / "metrics.json").read_text())
     assert saved["test/acc"] == pytest.approx(metrics["test/acc"])
     assert (out / "checkpoints" / "best.ckpt").is_file() and (out / "checkpoints" / "last.ckpt").is_file()
@@ -57,6 +59,7 @@ def test_evaluate_reproduces_the_test_metrics(mc_run, tmp_path):
     assert result["test/acc"] == pytest.approx(metrics["test/acc"])
     preds = json.loads((tmp_path / "predictions.json").read_text())
     assert len(preds) == 100 and {"pred", "label", "probs"} <= set(next(iter(preds.values())))
+    assert sum(p["pred"] == p["label"] for p in preds.values()) / 100 == pytest.approx(result["test/acc"])
     assert "test/acc" in (tmp_path / "metrics.md").read_text()
 
 
@@ -87,7 +90,8 @@ def test_validation_metrics_cover_only_the_batches_seen(tmp_path):
 @pytest.mark.parametrize("inputs", ["options_only", "question_options", "passage_options"])
 def test_input_ablations_train(tmp_path, inputs):
     metrics = train(make_cfg(*QUICK, f"task.inputs={inputs}", f"output_dir={tmp_path}"))
-    assert 0.0 <= metrics["val/acc"] <= 1.0
+    assert metrics["val/n"] == 16 and metrics["val/acc"] * 16 == pytest.approx(round(metrics["val/acc"] * 16))
+    assert OmegaConf.load(tmp_path / "config.yaml").task.inputs == inputs
 
 
 def test_wandb_logger_runs_offline(tmp_path, monkeypatch):
@@ -139,7 +143,8 @@ def _interrupted_then_resumed(tmp_path, monkeypatch, name: str) -> Path:
 
     run = tmp_path / name
     real = training.build_trainer
-    monkeypatch.setattr(training, "build_trainer", lambda cfg, out, callbacks, **kw: real(cfg, out, callbacks=[*callbacks, StopAfterFirstEpoch()], **kw))
+    monkeypatch.setattr(training, "build_trainer",
+                        lambda cfg, out, callbacks, **kw: real(cfg, out, callbacks=[*callbacks, StopAfterFirstEpoch()], **kw))
     train(make_cfg(*DROPOUT, f"output_dir={run}"))
     monkeypatch.setattr(training, "build_trainer", real)
     assert torch.load(run / "checkpoints" / "last.ckpt", weights_only=False)["epoch"] == 0

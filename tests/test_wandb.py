@@ -24,7 +24,8 @@ pytest.importorskip("wandb")
 from wandb.proto import wandb_internal_pb2 as pb  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN = ["model=tiny", "attack=charswap", "data.n_train=48", "data.n_val=16", "data.n_test=16", "trainer.max_epochs=2", "batch_size=16", "logger=wandb"]
+RUN = ["model=tiny", "attack=charswap", "data.n_train=48", "data.n_val=16", "data.n_test=16", "trainer.max_epochs=2", "batch_size=16",
+       "logger=wandb"]
 BLOCK = 32 * 1024
 FULL, FIRST, MIDDLE, LAST = 1, 2, 3, 4
 

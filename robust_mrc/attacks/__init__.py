@@ -7,6 +7,7 @@
 Each attack is a picklable callable ``(example, rng) -> example | None``; see docs/attacks.md.
 """
 
+from robust_mrc.attacks import mc, paraphrase, span  # noqa: F401  (registers the attacks)
 from robust_mrc.attacks.base import (
     TASKS,
     Attack,
@@ -17,7 +18,6 @@ from robust_mrc.attacks.base import (
     register,
 )
 from robust_mrc.attacks.resources import ResourceMissing
-from robust_mrc.attacks import mc, paraphrase, span  # noqa: F401,E402  (registers the attacks)
 
 __all__ = [
     "TASKS", "Attack", "AttackUnavailable", "ResourceMissing", "example_rng", "get_attack",

@@ -99,8 +99,8 @@ def attack_stats(originals, attacked, failed: int, seconds: float | None = None)
 def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int):
     """``[(example, changed)]`` and query statistics of ``attack``'s search against ``ckpt=``."""
     from robust_mrc.attacks.search import run_search, searches
-    from robust_mrc.models.backbone import load_tokenizer
     from robust_mrc.evaluation.cache import checkpoint_key
+    from robust_mrc.models.backbone import load_tokenizer
     from robust_mrc.models.checkpoints import load_checkpoint
     from robust_mrc.models.scoring import ModelScorer
 
@@ -111,7 +111,8 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int)
     result, stats = run_search(attack, examples, scorer, seed, epoch)
     changed = [a is not e for a, e in zip(result.examples, examples)]
     info = {"ckpt": str(cfg["ckpt"]), "queries": stats.queries, "seconds": round(stats.seconds, 2),
-            "queries_per_second": round(stats.queries_per_second, 1), "queries_per_example": round(stats.queries / max(1, len(examples)), 1)}
+            "queries_per_second": round(stats.queries_per_second, 1),
+            "queries_per_example": round(stats.queries / max(1, len(examples)), 1)}
     return list(zip(result.examples, changed)), info
 
 

@@ -18,12 +18,12 @@ attack gives up (``None``) the clean example stays and counts as a fallback.
 
 from __future__ import annotations
 
-from robust_mrc.errors import UserError
-
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from robust_mrc.attacks.base import Attack, AttackContext, example_rng, get_attack
+from robust_mrc.errors import UserError
 
 
 class AttackSpecError(UserError, ValueError):

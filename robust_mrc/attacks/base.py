@@ -16,14 +16,14 @@ they pickle (DataLoader workers) and load their resources lazily, once per proce
 
 from __future__ import annotations
 
-from robust_mrc.errors import UserError
-
 import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from robust_mrc.data.examples import MCExample, SpanExample
+from robust_mrc.errors import UserError
 
 TASKS = ("mc", "span")
 _REGISTRY: dict[tuple[str, str], type[Attack]] = {}

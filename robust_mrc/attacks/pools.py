@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
-
-from robust_mrc.data.examples import MCExample
-from robust_mrc.data.writers import atomic_write_text
 
 from robust_mrc.attacks.text import normalize
+from robust_mrc.data.examples import MCExample
+from robust_mrc.data.writers import atomic_write_text
 
 
 def passage_key(passage: str) -> str:

@@ -16,8 +16,9 @@ every attack.
 from __future__ import annotations
 
 import time
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generator, Protocol, Sequence
+from typing import Any, Protocol
 
 from robust_mrc.attacks.apply import AttackedSet
 from robust_mrc.attacks.base import Attack, example_rng

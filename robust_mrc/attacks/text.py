@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from robust_mrc.attacks.resources import ABBREVIATIONS, STOPWORDS, stem
 
@@ -11,12 +10,6 @@ WORD_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)*|\d+(?:[.,:]\d+)*")
 TOKEN_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)*|\d+(?:[.,:]\d+)*|[^\sA-Za-z\d]")
 # a sentence ends after . ! ? (and closing quotes / brackets) followed by white space
 _SENT_END_RE = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)|\n\s*\n")
-
-
-@dataclass(frozen=True)
-class Span:
-    start: int
-    end: int
 
 
 def words(text: str) -> list[str]:
@@ -107,17 +100,6 @@ def jaccard(a: set, b: set) -> float:
 def normalize(text: str) -> str:
     """Lower case, punctuation dropped, white space collapsed: to compare options."""
     return " ".join(re.findall(r"\w+", text.lower()))
-
-
-BLANK_RE = re.compile(r"_{1,}(?:\s*_+)*")
-
-
-def fill(question: str, option: str) -> str:
-    """The question with ``option`` put into its ``_`` blank, or appended (RACE convention)."""
-    option = option.strip()
-    if BLANK_RE.search(question):
-        return BLANK_RE.sub(lambda _: option, question, count=1)
-    return question.rstrip() + " " + option
 
 
 def as_statement(text: str) -> str:

@@ -24,17 +24,17 @@ import logging
 import re
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from omegaconf import DictConfig
 
 from robust_mrc.attacks.mc.diverse import select_diverse
+from robust_mrc.attacks.pools import write_bank
 from robust_mrc.attacks.text import WORD_RE, normalize
+from robust_mrc.banks.stats import bank_stats
 from robust_mrc.config_checks import SPLITS, ConfigError, check_config
 from robust_mrc.data.examples import MCExample
-from robust_mrc.attacks.pools import write_bank
-from robust_mrc.banks.stats import bank_stats
 from robust_mrc.data.writers import atomic_write_text, output_path_problem
 
 log = logging.getLogger(__name__)
@@ -205,8 +205,9 @@ def build_bank(cfg: DictConfig) -> dict:
         **bank_stats(bank, examples),
         "distinct_beams_mean": round(sum(distinct) / max(1, len(distinct)), 2),
         "seconds": round(seconds, 1), "questions_per_second": round(len(examples) / max(seconds, 1e-9), 2),
-        "samples": [{"id": ex.id, "question": ex.question, "answer": ex.answer, "original": [o for i, o in enumerate(ex.options) if i != ex.label],
-                     "generated": r["distractors"]} for ex, r in list(zip(examples, records))[:5]],
+        "samples": [{"id": ex.id, "question": ex.question, "answer": ex.answer,
+                     "original": [o for i, o in enumerate(ex.options) if i != ex.label], "generated": r["distractors"]}
+                    for ex, r in list(zip(examples, records))[:5]],
     }
     stats_path = Path(str(cfg.stats)) if cfg.get("stats") else out.with_name(out.name + ".stats.json")
     atomic_write_text(stats_path, json.dumps(stats, indent=2, ensure_ascii=False) + "\n")

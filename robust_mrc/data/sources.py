@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from robust_mrc.data.examples import MCExample, SpanExample
 from robust_mrc.errors import UserError
@@ -65,7 +66,9 @@ def load_splits(data_cfg: Mapping[str, Any], task: str, seed: int = 0) -> dict[s
     expected = MCExample if task == "mc" else SpanExample
     for split, examples in splits.items():
         if examples and not isinstance(examples[0], expected):
-            raise DataConfigError(f"data={data_cfg.get('name')} {split}: got {type(examples[0]).__name__}, task={task} needs {expected.__name__}")
+            raise DataConfigError(
+                f"data={data_cfg.get('name')} {split}: got {type(examples[0]).__name__}, task={task} needs {expected.__name__}"
+            )
     for split in SPLITS:
         splits.setdefault(split, [])
     return splits

@@ -19,8 +19,8 @@ With ``targets=False`` (generation) every example gets a source row and there ar
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import torch
 

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
+from robust_mrc.attacks.apply import attack_example
 from robust_mrc.datamodules import generation, mc
 from robust_mrc.datamodules.span_windows import LONG_CONTEXT_CHARS, tokenize_context
-from robust_mrc.attacks.apply import attack_example
 
 log = logging.getLogger(__name__)
 

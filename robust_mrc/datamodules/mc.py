@@ -1,30 +1,23 @@
 """Multiple choice: examples -> per-option (passage, question + option) pairs -> padded tensors.
 
-Input convention of the RACE baselines: the option goes into a cloze blank ``_`` when the question
-has one, else it is appended to the question; only the passage is truncated. Examples with
+Input convention of the RACE baselines: the option goes into the question's cloze blank ``_`` when it
+has one, else it is appended to the question (:func:`robust_mrc.data.cloze.fill_blank`, the rule the
+attacks use too); only the passage is truncated. Examples with
 different numbers of options share a batch: the options of all examples are flattened into one
 row each, and ``option_mask`` marks which (example, option) slots are real.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import torch
 
+from robust_mrc.data.cloze import fill_blank
 from robust_mrc.data.examples import MCExample
 
 INPUTS = ("full", "options_only", "question_options", "passage_options")
-_BLANK = re.compile(r"_+")
-
-
-def fill_question(question: str, option: str) -> str:
-    """Put ``option`` into the question's first cloze blank, or append it."""
-    if _BLANK.search(question):
-        return _BLANK.sub(lambda _: option, question, count=1)
-    return f"{question} {option}".strip()
 
 
 def option_pairs(example: MCExample, inputs: str = "full") -> list[tuple[str, str | None]]:
@@ -34,11 +27,11 @@ def option_pairs(example: MCExample, inputs: str = "full") -> list[tuple[str, st
     ``question_options``: (question+option,); ``passage_options``: (passage, option).
     """
     if inputs == "full":
-        return [(example.passage, fill_question(example.question, o)) for o in example.options]
+        return [(example.passage, fill_blank(example.question, o)) for o in example.options]
     if inputs == "options_only":
         return [(o, None) for o in example.options]
     if inputs == "question_options":
-        return [(fill_question(example.question, o), None) for o in example.options]
+        return [(fill_blank(example.question, o), None) for o in example.options]
     if inputs == "passage_options":
         return [(example.passage, o) for o in example.options]
     raise ValueError(f"task.inputs={inputs!r} is not one of {', '.join(INPUTS)}")

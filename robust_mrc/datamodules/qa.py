@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pytorch_lightning as pl
 import torch
@@ -113,7 +114,8 @@ class QADataModule(pl.LightningDataModule):
         if self.policy is None:
             self.policy = policy_from_config(self.attack_cfg, task, self.seed, self.splits.get("train"))
             if self.policy.active:
-                log.info("attack policy %s: %s on rate %.2f (%s)", self.policy.policy, self.policy.attack_names, self.policy.rate, self.policy.mode)
+                log.info("attack policy %s: %s on rate %.2f (%s)", self.policy.policy, self.policy.attack_names, self.policy.rate,
+                         self.policy.mode)
                 if self.group_by_length and self.splits.get("train"):
                     # runs each training attack here, before any worker forks: also loads its resources
                     self._attack_lengths = fit_attack_lengths(TokenCounter(self.task_cfg, self.tokenizer),

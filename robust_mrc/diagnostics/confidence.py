@@ -89,11 +89,13 @@ def plot_reliability(bins: Mapping[str, Any] | Sequence[Mapping[str, Any]], path
         rows, ece = list(bins), None
     fig, ax = new_figure(4.4, 4.0)
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="perfect calibration")
+    first = min((j for j, x in enumerate(rows) if x["count"]), default=None)
     for i, r in enumerate(rows):
         if not r["count"]:
             continue
         lo, hi = r["lo"], r["hi"]
-        ax.bar(lo, r["accuracy"], width=hi - lo, align="edge", color="tab:blue", edgecolor="black", alpha=0.75, label="accuracy" if i == min(j for j, x in enumerate(rows) if x["count"]) else None)
+        ax.bar(lo, r["accuracy"], width=hi - lo, align="edge", color="tab:blue", edgecolor="black", alpha=0.75,
+               label="accuracy" if i == first else None)
         ax.text((lo + hi) / 2, min(r["accuracy"] + 0.02, 0.97), str(r["count"]), ha="center", fontsize=6)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)

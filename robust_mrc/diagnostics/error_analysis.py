@@ -33,7 +33,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 QUESTION_TYPES = ("what", "which", "who", "when", "where", "why", "how", "other")
-_WH = {"what": "what", "which": "which", "who": "who", "whom": "who", "whose": "who", "when": "when", "where": "where", "why": "why", "how": "how"}
+_WH = {"what": "what", "which": "which", "who": "who", "whom": "who", "whose": "who", "when": "when", "where": "where", "why": "why",
+       "how": "how"}
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -56,7 +57,9 @@ def question_type(question: str, *, first_word_only: bool = False) -> str:
     return "other"
 
 
-def accuracy_by(groups: Sequence[Hashable], correct: Sequence[bool], order: Sequence[Hashable] | None = None) -> dict[Hashable, tuple[int, float]]:
+def accuracy_by(
+    groups: Sequence[Hashable], correct: Sequence[bool], order: Sequence[Hashable] | None = None
+) -> dict[Hashable, tuple[int, float]]:
     """``{group: (n, accuracy)}`` with accuracy in [0, 1].
 
     Groups are listed in ``order`` (those of its groups that occur), then the others in order of
@@ -231,7 +234,8 @@ def error_predictor(
     if folds < 2:
         raise ValueError("folds must be >= 2")
     if minority < 2:
-        msg = f"error predictor: {n} examples with {n_err} errors; the minority class has {minority} member(s), too few for cross-validation"
+        msg = (f"error predictor: {n} examples with {n_err} errors; the minority class has {minority} member(s), "
+               "too few for cross-validation")
         log.warning(msg)
         base_pred = np.full(n, majority == "error")
         out.update(

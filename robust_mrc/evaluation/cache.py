@@ -28,8 +28,9 @@ import json
 import logging
 import os
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from robust_mrc.data.examples import Answer, Edit, MCExample, SpanExample
 from robust_mrc.data.writers import atomic_write_bytes, write_problem

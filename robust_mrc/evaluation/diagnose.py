@@ -17,15 +17,16 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from robust_mrc.diagnostics import confidence as conf_mod
-from robust_mrc.metrics.confidence import mc_confidence
 from robust_mrc.diagnostics import error_analysis as err_mod
 from robust_mrc.diagnostics.dpr import different_prediction_ratio
 from robust_mrc.diagnostics.report import record_correct
 from robust_mrc.evaluation.suites import CLEAN
+from robust_mrc.metrics.confidence import mc_confidence
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +82,10 @@ def error_report(examples: Sequence, records: Mapping[str, dict], task: str, fol
 
     out = {
         "by_question_type": by([err_mod.question_type(ex.question) for ex in exs]),
-        "by_answer_length": by([err_mod.length_bucket(answer_words(ex), LENGTH_EDGES["answer"]) for ex in exs], err_mod.bucket_labels(LENGTH_EDGES["answer"])),
-        "by_context_length": by([err_mod.length_bucket(context_words(ex), LENGTH_EDGES["context"]) for ex in exs], err_mod.bucket_labels(LENGTH_EDGES["context"])),
+        "by_answer_length": by([err_mod.length_bucket(answer_words(ex), LENGTH_EDGES["answer"]) for ex in exs],
+                               err_mod.bucket_labels(LENGTH_EDGES["answer"])),
+        "by_context_length": by([err_mod.length_bucket(context_words(ex), LENGTH_EDGES["context"]) for ex in exs],
+                                err_mod.bucket_labels(LENGTH_EDGES["context"])),
     }
     features = [err_mod.example_features(ex, task) for ex in exs]
     out["error_predictor"] = err_mod.error_predictor(features, [not c for c in correct], folds=folds, seed=seed)
@@ -94,7 +97,8 @@ def _without_ids(result: dict, keep: int = 20) -> dict:
     return {**result, "changed_ids": list(result["changed_ids"])[:keep]}
 
 
-def run_diagnostics(cfg, report: dict, sets: Mapping[str, Any], predictions: Mapping[str, Mapping[str, dict]], modules, names, out: Path) -> dict:
+def run_diagnostics(cfg, report: dict, sets: Mapping[str, Any], predictions: Mapping[str, Mapping[str, dict]], modules, names,
+                    out: Path) -> dict:
     wanted = list(cfg.get("diagnostics") or [])
     unknown = [d for d in wanted if d not in KNOWN]
     if unknown:
@@ -104,7 +108,8 @@ def run_diagnostics(cfg, report: dict, sets: Mapping[str, Any], predictions: Map
     result: dict[str, Any] = {}
     if "confidence" in wanted:
         result["confidence"] = {
-            model: confidence_report(per_set[CLEAN], task, float(cfg.get("confidence_threshold", 0.9)), out / f"reliability_{_safe(model)}.png", metric)
+            model: confidence_report(per_set[CLEAN], task, float(cfg.get("confidence_threshold", 0.9)),
+                                     out / f"reliability_{_safe(model)}.png", metric)
             for model, per_set in predictions.items() if per_set.get(CLEAN)
         }
     if "error_analysis" in wanted:

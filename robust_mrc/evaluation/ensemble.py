@@ -8,7 +8,7 @@ report and diagnostics apply.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from robust_mrc.diagnostics.votes import mc_average, mc_majority, span_token_vote
 

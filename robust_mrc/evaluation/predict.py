@@ -8,8 +8,9 @@ A record is what the task module's ``predict_step`` gives per example id: for mu
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from robust_mrc.evaluation.cache import DiskCache, checkpoint_key, fingerprint
 

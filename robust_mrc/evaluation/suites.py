@@ -26,16 +26,16 @@ evaluation reads them back instead of attacking again.
 
 from __future__ import annotations
 
-from robust_mrc.errors import UserError
-
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from robust_mrc.attacks.apply import AttackSpecError, attack_examples, build_attack
 from robust_mrc.attacks.resources import environment
 from robust_mrc.attacks.search import run_search, searches
+from robust_mrc.errors import UserError
 from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
 
 log = logging.getLogger(__name__)
@@ -176,7 +176,8 @@ def build_sets(
             search = {"queries": stats.queries, "rounds": stats.rounds, "seconds": round(stats.seconds, 2),
                       "queries_per_second": round(stats.queries_per_second, 1),
                       "queries_per_example": round(stats.queries / max(1, len(base)), 1)}
-            log.info("set %s: %d model queries in %.1f s (%.1f queries/s)", spec.name, stats.queries, stats.seconds, stats.queries_per_second)
+            log.info("set %s: %d model queries in %.1f s (%.1f queries/s)", spec.name, stats.queries, stats.seconds,
+                     stats.queries_per_second)
             cache.save_json("search", key, search)
         else:
             attacked = attack_examples(attack, base, seed)

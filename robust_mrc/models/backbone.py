@@ -17,8 +17,9 @@ import logging
 import os
 import socket
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 from urllib.parse import urlparse
 
 import torch
@@ -72,7 +73,7 @@ def _hub_endpoint() -> tuple[str, int]:
     return url.hostname or "huggingface.co", url.port or (443 if url.scheme == "https" else 80)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
     """Whether a TCP connection to the hub endpoint (``HF_ENDPOINT``) opens within ``timeout``
     seconds, name lookup included. With a proxy in the environment the probe cannot tell: True."""

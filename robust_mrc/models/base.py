@@ -11,10 +11,10 @@ sampler repeats examples; by id they count once).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import pytorch_lightning as pl
-import torch
 import torch.distributed as dist
 
 from robust_mrc.models.backbone import load_backbone

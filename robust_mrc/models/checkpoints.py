@@ -13,14 +13,14 @@
 
 from __future__ import annotations
 
-from robust_mrc.errors import UserError
-
 import pickle
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import torch
 
+from robust_mrc.errors import UserError
 from robust_mrc.models import MODULES
 
 # what a checkpoint may say about its model and its preprocessing

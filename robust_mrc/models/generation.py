@@ -17,7 +17,8 @@ The generator of AdvRACE's DG attack (seed 000, 3.2; UniLM in the paper, here an
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -87,7 +88,8 @@ class GenerationModule(QAModule):
                 num_return_sequences=ret,
                 do_sample=False,
                 max_new_tokens=int(max_new_tokens or self.task_cfg.get("max_new_tokens", 20)),
-                no_repeat_ngram_size=int(self.task_cfg.get("no_repeat_ngram_size", 1) if no_repeat_ngram_size is None else no_repeat_ngram_size),
+                no_repeat_ngram_size=int(self.task_cfg.get("no_repeat_ngram_size", 1)
+                                         if no_repeat_ngram_size is None else no_repeat_ngram_size),
             )
         texts = [t.strip() for t in self.tokenizer.batch_decode(out, skip_special_tokens=True, clean_up_tokenization_spaces=True)]
         return [texts[i * ret : (i + 1) * ret] for i in range(len(batch["ids"]))]

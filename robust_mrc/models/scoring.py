@@ -12,7 +12,7 @@ the backbone in chunks of its ``window_batch``), in ``torch.inference_mode``.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 

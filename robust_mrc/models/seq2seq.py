@@ -17,7 +17,8 @@ at generation (``forced_bos_token_id`` off): the targets of
 from __future__ import annotations
 
 import copy
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import torch
 

@@ -4,8 +4,8 @@ share of flipped predictions; written as JSON, CSV, Markdown and a PNG bar chart
 ``report.json`` layout::
 
     {"task": "mc", "suite": "advrace", "split": "test", "primary": "acc",
-     "models": {"best": {"ckpt": "...", "sets": {"clean": {"n": 200, "acc": 0.61, "drop": 0.0,
-                                                          "flip": 0.0, ...}, "addsent": {...}},
+     "models": {"best": {"ckpt": "...", "sets": {"clean": {"n": 200, "acc": 0.61, "ci95": [0.54, 0.68],
+                                                          "drop": 0.0, "flip": 0.0, ...}, "addsent": {...}},
                          "attack_avg": 0.48, "attack_avg_drop": 0.21}},
      "diagnostics": {...}}
 
@@ -20,14 +20,17 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from robust_mrc.data.writers import atomic_write_text
 from robust_mrc.diagnostics._io import new_figure, save_png
 from robust_mrc.diagnostics.dpr import different_prediction_ratio
 from robust_mrc.diagnostics.report import relative_drop
 from robust_mrc.metrics.adversarial import adversarial_scores, original_id
+from robust_mrc.reports.diagnostic_tables import diagnostics_markdown
+from robust_mrc.reports.intervals import bootstrap_ci, question_scores
 from robust_mrc.reports.tables import format_table
 
 CLEAN = "clean"
@@ -53,7 +56,7 @@ def model_summary(set_metrics: dict[str, dict], primary: str) -> dict[str, Any]:
 
 def set_entry(records: Mapping[str, dict], clean_records: Mapping[str, dict] | None, *, metrics_of, primary: str,
               task: str, metric: str = "squad_v1", adversarial: bool = False, order: Sequence[str] | None = None,
-              model_set: bool = False) -> dict:
+              model_set: bool = False, seed: int = 0) -> dict:
     """Metrics of one set and, against the clean set, ``drop`` (relative), ``abs_drop`` (clean -
     attacked) and ``flip`` over the paired questions.
 
@@ -62,8 +65,14 @@ def set_entry(records: Mapping[str, dict], clean_records: Mapping[str, dict] | N
     with its original, and the set also gets ``orig_em/orig_f1/adv_em/adv_f1`` by their grouped
     rules (:mod:`robust_mrc.metrics.adversarial`, in the data file's ``order``), which the drop
     then compares. A model-in-the-loop set (one adversarial variant per question) reports
-    ``orig_*`` (clean, same questions) and ``adv_*`` (the set) the same way."""
+    ``orig_*`` (clean, same questions) and ``adv_*`` (the set) the same way.
+
+    ``ci95``: the 95 % bootstrap interval of the primary metric over the set's questions
+    (:mod:`robust_mrc.reports.intervals`, seeded with ``seed``)."""
     entry: dict[str, Any] = {"n": len(records), **metrics_of(records)}
+    scores = question_scores(records, primary, metric)
+    if scores:
+        entry["ci95"] = bootstrap_ci(scores, seed=seed)
     if clean_records is None:
         return entry
     original = original_id if adversarial else (lambda i: i)
@@ -130,7 +139,7 @@ def build_report(*, task: str, suite: str, split: str, data: str | None, primary
                 records, clean_records if set_name != CLEAN else None, metrics_of=metrics_of, primary=primary, task=task,
                 metric=metric, adversarial=bool(getattr(spec, "adversarial", False)),
                 order=[ex.id for ex in built.examples] if built is not None else None,
-                model_set=bool(getattr(spec, "model", False)),
+                model_set=bool(getattr(spec, "model", False)), seed=seed,
             )
         entry.update(model_summary(entry["sets"], primary))
         report["models"][model] = entry
@@ -194,36 +203,59 @@ def _csv(rows: list[dict]) -> str:
     return buf.getvalue()
 
 
+def _ci_column(report: Mapping[str, Any], rows: list[dict]) -> list[dict]:
+    """The report rows with the 95 % interval of the primary metric after it (``-`` where none)."""
+    out = []
+    for row in rows:
+        ci = report["models"][row["model"]]["sets"].get(row["set"], {}).get("ci95")
+        cells = {}
+        for k, v in row.items():
+            cells[k] = v
+            if k == report["primary"]:
+                cells["95% CI"] = f"{ci[0]:.4f}-{ci[1]:.4f}" if ci else "-"
+        out.append(cells)
+    return out
+
+
 def markdown(report: Mapping[str, Any]) -> str:
+    """``report.md``: the robustness table (with 95 % intervals), the notes, and the diagnostics as
+    tables (:mod:`robust_mrc.reports.diagnostic_tables`)."""
     rows = report_rows(report)
     lines = [f"# Robustness report: suite {report.get('suite')} ({report.get('split')})", ""]
-    lines.append(f"Primary metric `{report['primary']}`; drop = relative to clean; flip = share of predictions changed against clean.")
-    lines += ["", format_table(rows)]
+    lines.append(f"Primary metric `{report['primary']}` (95% CI: bootstrap over questions); drop = relative to clean; "
+                 "flip = share of predictions changed against clean.")
+    lines += ["", format_table(_ci_column(report, rows)) if rows else "no predictions"]
     for note in report.get("notes", []):
         lines.append(f"- {note}")
-    diagnostics = report.get("diagnostics") or {}
-    if diagnostics:
-        lines += ["", "## Diagnostics", "", "```json", json.dumps(diagnostics, indent=2, ensure_ascii=False)[:20000], "```"]
+    lines += diagnostics_markdown(report.get("diagnostics") or {})
     return "\n".join(lines) + "\n"
 
 
 def plot_report(report: Mapping[str, Any], path: str | Path) -> Path:
-    """Grouped bars: the primary metric per set (x) and model (bars)."""
+    """Grouped bars: the primary metric per set (x) and model (bars), with the 95 % bootstrap
+    interval of each bar as an error bar and each model's clean level as a dashed line."""
     primary = report["primary"]
     models = list(report["models"])
     sets = list(next(iter(report["models"].values()))["sets"]) if models else []
     fig, ax = new_figure(max(4.0, 1.1 * len(sets) * max(1, len(models)) ** 0.5 + 2), 3.6)
     width = 0.8 / max(1, len(models))
     for j, model in enumerate(models):
-        values = [report["models"][model]["sets"].get(s, {}).get(primary, 0.0) for s in sets]
+        entries = [report["models"][model]["sets"].get(s, {}) for s in sets]
+        values = [e.get(primary, 0.0) for e in entries]
         xs = [i + (j - (len(models) - 1) / 2) * width for i in range(len(sets))]
-        ax.bar(xs, values, width=width, label=model)
+        errors = [[max(0.0, v - e["ci95"][0]) if "ci95" in e else 0.0 for v, e in zip(values, entries)],
+                  [max(0.0, e["ci95"][1] - v) if "ci95" in e else 0.0 for v, e in zip(values, entries)]]
+        bars = ax.bar(xs, values, width=width, label=model, yerr=errors, capsize=3, error_kw={"linewidth": 0.8})
+        clean = report["models"][model]["sets"].get(CLEAN, {}).get(primary)
+        if clean is not None:
+            ax.axhline(clean, color=bars.patches[0].get_facecolor() if bars.patches else None, linestyle="--", linewidth=1,
+                       label=f"clean ({model})" if len(models) > 1 else "clean")
     ax.set_xticks(range(len(sets)))
     ax.set_xticklabels(sets, rotation=30, ha="right")
     ax.set_ylabel(primary)
-    ax.set_title(f"suite {report.get('suite')}: {primary} per set")
-    if len(models) > 1:
-        ax.legend(fontsize=8)
+    ax.set_title(f"suite {report.get('suite')}: {primary} per set (95% CI)")
+    if models:
+        ax.legend(fontsize=7)
     return save_png(fig, path)
 
 

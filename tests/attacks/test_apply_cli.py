@@ -7,11 +7,10 @@ import subprocess
 import sys
 
 import pytest
+from attack_samples import mc_examples, span_examples
 
 from robust_mrc.attacks.__main__ import apply, attack_stats, main
 from robust_mrc.data.examples import MCExample
-
-from attack_samples import mc_examples, span_examples
 
 
 def _write_race_jsonl(path, examples):

@@ -6,13 +6,12 @@ import pickle
 import random
 
 import pytest
+from attack_samples import PASSAGE
 
 from robust_mrc.attacks import AttackUnavailable, ResourceMissing, example_rng, get_attack, list_attacks
 from robust_mrc.attacks.pools import OptionPool
 from robust_mrc.attacks.text import normalize, words
 from robust_mrc.data.examples import MCExample
-
-from attack_samples import PASSAGE
 
 MC_ATTACKS = {"addsent", "charswap", "distractor_extraction", "distractor_generation", "magnet",
               "extra_option", "diagnosis", "word_replace", "paraphrase"}
@@ -81,7 +80,7 @@ def test_charswap_passage_words_are_question_or_option_words(mc):
     keys = {stem(w) for w in words(ex.question + " " + " ".join(ex.options))}
     changed = [(a, b) for a, b in zip(words(ex.passage), words(new.passage)) if a != b]
     assert changed
-    for a, b in changed:
+    for a, _ in changed:
         assert stem(a) in keys
 
 

@@ -86,8 +86,7 @@ def test_addsent_rules():
     assert fake_answers("1,517", "How many died?")[0] != "1,517"
     assert fake_answers("Thomas Edison", "Who did Tesla work for?")[0] == "Jeff Dean"
     assert fake_answers("Thomas Edison", "Who did Tesla work for?", mod=True)[0] == "Charles Babbage"
-    assert fake_answers("the NBA", "Which league?")[0] == "ABC" or "ABC" not in fake_answers("NBA", "x")[1:]
-    assert fake_answers("NBA", "Which league?")[0] == "ABC"
+    assert fake_answers("NBA", "Which league?")[0] == "ABC" and fake_answers("NBA", "x").count("ABC") == 1
     toks = TOKEN_RE.findall("When did Tesla move to Paris?")
     assert declarative(toks, "1850") == "Tesla moved to Paris in 1850"
     toks = TOKEN_RE.findall("What ABC division handles foreign television distribution?")

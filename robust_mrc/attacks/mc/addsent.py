@@ -21,7 +21,8 @@ import random
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
-from robust_mrc.attacks.text import TOKEN_RE, as_statement, fill, insert_at, match_case, sentence_boundaries
+from robust_mrc.attacks.text import TOKEN_RE, as_statement, insert_at, match_case, sentence_boundaries
+from robust_mrc.data.cloze import fill_blank, has_blank
 
 log = logging.getLogger(__name__)
 
@@ -150,9 +151,9 @@ class AddSentMC(Attack):
             if not changed:
                 continue
             body = altered.rstrip()
-            if body.endswith("?") and "_" not in body:
+            if body.endswith("?") and not has_blank(body):
                 body = body[:-1].rstrip()
-            sentence = as_statement(fill(body, distractor))
+            sentence = as_statement(fill_blank(body, distractor))
             pos = rng.choice(sentence_boundaries(passage))
             passage, _, _ = insert_at(passage, pos, sentence)
             added.append(sentence)

@@ -11,7 +11,8 @@ What it promises: question, options and label unchanged.
 from __future__ import annotations
 
 from robust_mrc.attacks.base import Attack, register
-from robust_mrc.attacks.text import as_statement, fill, insert_at, sentence_boundaries
+from robust_mrc.attacks.text import as_statement, insert_at, sentence_boundaries
+from robust_mrc.data.cloze import fill_blank, has_blank
 
 
 def choose_position(text: str, position: str, rng) -> int:
@@ -38,9 +39,9 @@ class Diagnosis(Attack):
 
     def apply(self, ex, rng):
         body = ex.question.strip()
-        if body.endswith("?") and "_" not in body:
+        if body.endswith("?") and not has_blank(body):
             body = body[:-1].rstrip()
-        sentence = as_statement(fill(body, ex.answer))
+        sentence = as_statement(fill_blank(body, ex.answer))
         pos = choose_position(ex.passage, self.position, rng)
         passage, _, _ = insert_at(ex.passage, pos, sentence)
         return ex.replace(attack=self.name, detail=sentence, passage=passage)

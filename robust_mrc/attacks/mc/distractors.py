@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, register

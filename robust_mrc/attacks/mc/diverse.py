@@ -11,7 +11,7 @@ whose ranked options are its "beam") and the bank built from the project's gener
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from robust_mrc.attacks.text import jaccard, normalize
 

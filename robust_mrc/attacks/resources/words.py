@@ -69,10 +69,6 @@ IRREGULAR_PAST = dict(
 )
 
 
-def is_stopword(word: str) -> bool:
-    return word.lower() in STOPWORDS
-
-
 FALLBACK_COMMON = (
     "time year people way day man thing woman life child world school state family student group "
     "country problem hand part place case week company system program question work government "

@@ -35,8 +35,8 @@ import re
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.span.common import contains_answer, insert_sentence, insertion_point
-from robust_mrc.metrics import question_f1
 from robust_mrc.attacks.text import TOKEN_RE, as_statement, match_case, normalize
+from robust_mrc.metrics import question_f1
 
 # ------------------------------------------------------------------ step 1: alter the question
 
@@ -252,12 +252,15 @@ def _inflect(aux: str, verb: str) -> str:
     return _past(verb) if aux == "did" else _third(verb) if aux == "does" else verb
 
 
+_NP_WORDS = ("the", "a", "an", "'s", "his", "her", "its", "their", "this", "that", "these", "those")
+
+
 def _np_end(toks: list[str], tags: list[str], i: int) -> int:
     """End index of the noun phrase that starts at ``i`` (determiners, adjectives, nouns, 's, of NP)."""
     j = i
     while j < len(toks):
         t, g = toks[j].lower(), tags[j]
-        if g in (R.NOUN, R.PROPN, R.ADJ, R.NUM) or t in ("the", "a", "an", "'s", "his", "her", "its", "their", "this", "that", "these", "those"):
+        if g in (R.NOUN, R.PROPN, R.ADJ, R.NUM) or t in _NP_WORDS:
             j += 1
         elif t == "of" and j + 1 < len(toks) and j > i:
             j += 1
@@ -268,8 +271,10 @@ def _np_end(toks: list[str], tags: list[str], i: int) -> int:
 
 def _find_verb(toks, tags, start):
     for j in range(start, len(toks)):
-        if tags[j] == R.VERB or (tags[j] == R.NOUN and j > start and R.wn_pos_counts(toks[j].lower()) and any(p == "v" for p, _ in R.wn_pos_counts(toks[j].lower()))):
+        if tags[j] == R.VERB:
             return j
+        if tags[j] == R.NOUN and j > start and any(p == "v" for p, _ in R.wn_pos_counts(toks[j].lower())):
+            return j  # a noun that WordNet also knows as a verb
     return None
 
 
@@ -348,7 +353,11 @@ def declarative(tokens: list[str], answer: str, tagger=None) -> str:
                 if v is not None:
                     return f"{s(toks[j+1:v])} {_inflect(low[j], toks[v])} {A} {s(toks[v+1:])}"
             if j < len(toks) and low[j] in R.BE_FORMS and j + 1 < len(toks):
-                return f"The {np_} {toks[j]} {A}" if j + 1 == len(toks) else f"{s(toks[j+1:])} {toks[j]} the {np_} {A}" if low[-1] in R.PREPOSITIONS else f"The {np_} of {A} {s(toks[j:])}"
+                if j + 1 == len(toks):
+                    return f"The {np_} {toks[j]} {A}"
+                if low[-1] in R.PREPOSITIONS:
+                    return f"{s(toks[j+1:])} {toks[j]} the {np_} {A}"
+                return f"The {np_} of {A} {s(toks[j:])}"
             return f"The {np_} of {A} {s(toks[j:])}"
         return f"{A} {s(toks[1:])}"
     # wh-word in situ: "Tesla moved to what city ?" -> "Tesla moved to A"

@@ -35,6 +35,7 @@ from robust_mrc.data.readers._common import (
     unique_ids,
 )
 from robust_mrc.data.readers._files import read_text
+
 RACE_FILE_SUFFIXES = (".txt", ".json")
 
 
@@ -141,7 +142,8 @@ def iter_passages(path: Path, passage: Any, record: str, collector: Collector,
             label = letter_label(answer, len(opts))
             remarks = check_mc(question, opts, label)
             ex_id = qids[q] if qids is not None else f"{pid}-{q}"
-            example = build(MCExample, collector.check_texts, id=ex_id, passage=article, question=question, options=tuple(opts), label=label)
+            example = build(MCExample, collector.check_texts, id=ex_id, passage=article, question=question, options=tuple(opts),
+                            label=label)
         except RecordError as e:
             collector.bad(path, where, e.reason)
             continue

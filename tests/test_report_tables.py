@@ -1,0 +1,128 @@
+"""report.md as tables a person reads, 95 % bootstrap intervals, and the bar chart's clean line."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from robust_mrc.reports import robustness
+from robust_mrc.reports.diagnostic_tables import cell, diagnostics_markdown
+from robust_mrc.reports.intervals import bootstrap_ci, question_scores
+from robust_mrc.reports.robustness import markdown, model_summary, set_entry
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def mc_records(n: int, right: int, seed: int = 0) -> dict[str, dict]:
+    flags = [True] * right + [False] * (n - right)
+    random.Random(seed).shuffle(flags)
+    return {f"q{i}": {"pred": 0 if ok else 1, "label": 0, "probs": [0.7, 0.3]} for i, ok in enumerate(flags)}
+
+
+def mc_metrics(records):
+    return {"acc": sum(r["pred"] == r["label"] for r in records.values()) / len(records)}
+
+
+def mc_report(diagnostics=None) -> dict:
+    clean, attacked = mc_records(40, 30), mc_records(40, 12, seed=1)
+    sets = {"clean": set_entry(clean, None, metrics_of=mc_metrics, primary="acc", task="mc"),
+            "addsent": set_entry(attacked, clean, metrics_of=mc_metrics, primary="acc", task="mc")}
+    return {"task": "mc", "suite": "advrace", "split": "test", "primary": "acc", "notes": [],
+            "models": {"best": {"sets": sets, **model_summary(sets, "acc")}}, "diagnostics": diagnostics or {}}
+
+
+DIAGNOSTICS = {
+    "confidence": {"best": {"n": 40, "mean_confidence": 0.71, "accuracy": 0.75, "high_confidence_error_rate": 0.2, "threshold": 0.9,
+                            "ece": 0.0412, "plot": "reliability_best.png",
+                            "bins": [{"lo": 0.6, "hi": 0.7, "count": 0, "mean_conf": None, "accuracy": None},
+                                     {"lo": 0.7, "hi": 0.8, "count": 40, "mean_conf": 0.71, "accuracy": 0.75}]}},
+    "error_analysis": {"best": {
+        "by_question_type": {"what": {"n": 30, "acc": 0.8}, "why": {"n": 10, "acc": 0.6}},
+        "by_answer_length": {"<=1": {"n": 40, "acc": 0.75}}, "by_context_length": {"101-200": {"n": 40, "acc": 0.75}},
+        "error_predictor": {"status": "too_few", "n": 40, "n_errors": 10, "folds": 0, "f1": None, "f1_std": None, "accuracy": None,
+                            "baseline_f1": 0.0, "baseline_accuracy": 0.75, "majority": "correct", "top_features": [],
+                            "warning": "error predictor: too few"}}},
+    "pq_remove": {"best": {"options_only": False, "note": "PQ-remove needs an options-only model"}},
+    "dpr": {"note": "no set marked dpr: true"},
+    "magnet_screen": {"model": "best", "questions": 6, "pool": 12, "pairs": 72, "seconds": 0.4, "pairs_per_s": 180.0,
+                      "mean_T": float("nan"), "top": [{"option": "All of the above | none", "T": 0.5}, {"option": "x", "T": float("nan")}],
+                      "files": ["magnet_pool.txt"]},
+}
+
+
+def test_report_md_shows_the_diagnostics_as_tables():
+    text = markdown(mc_report(DIAGNOSTICS))
+    assert "```json" not in text and '"bins"' not in text  # no JSON dump
+    for title in ("### Confidence and calibration", "Reliability bins of `best`", "### Error analysis", "Error predictor",
+                  "### PQ-remove", "### Different-prediction ratio", "### Magnet screening"):
+        assert title in text, title
+    assert "| best  | 40 | 0.7100          | 0.7500   |" in text  # the confidence row
+    assert "| 0.7-0.8    | 40    |" in text and "0.6-0.7" not in text  # non-empty bins only
+    assert "| question type | what    | 30 | 0.8000   |" in text
+    assert "All of the above \\| none" in text  # a pipe in an option stays in its cell
+    assert "nan" not in text.lower()
+
+
+def test_unknown_diagnostics_still_appear():
+    lines = diagnostics_markdown({"new_probe": {"x": 1}})
+    assert "### new_probe" in lines and '  "x": 1' in "\n".join(lines)
+
+
+def test_cells():
+    assert [cell(None), cell(float("nan")), cell(0.5), cell(True), cell("a|b\nc")] == ["-", "-", "0.5000", "yes", "a\\|b c"]
+
+
+def test_every_set_carries_a_95_percent_interval_in_the_table():
+    report = mc_report()
+    sets = report["models"]["best"]["sets"]
+    for name, value in (("clean", 0.75), ("addsent", 0.3)):
+        lo, hi = sets[name]["ci95"]
+        assert sets[name]["acc"] == pytest.approx(value) and lo < value < hi
+    text = markdown(report)
+    assert "95% CI" in text and f"{sets['clean']['ci95'][0]:.4f}-{sets['clean']['ci95'][1]:.4f}" in text
+
+
+def test_bootstrap_interval_contains_the_mean_and_shrinks_with_more_questions():
+    small = [1.0] * 12 + [0.0] * 8
+    large = small * 100
+    lo_s, hi_s = bootstrap_ci(small, seed=3)
+    lo_l, hi_l = bootstrap_ci(large, seed=3)
+    assert lo_s < 0.6 < hi_s and lo_l < 0.6 < hi_l
+    assert hi_l - lo_l < (hi_s - lo_s) / 5  # ~ 1 / sqrt(100) as wide
+    # the normal approximation of a proportion: +- 1.96 sqrt(p (1 - p) / n)
+    assert hi_l - lo_l == pytest.approx(2 * 1.96 * (0.6 * 0.4 / 2000) ** 0.5, rel=0.15)
+    assert bootstrap_ci(small, seed=3) == [lo_s, hi_s] and bootstrap_ci(small, seed=4) != [lo_s, hi_s]  # seeded
+    assert bootstrap_ci([0.4]) == [0.4, 0.4] and bootstrap_ci([]) == [0.0, 0.0]
+
+
+def test_span_question_scores_average_to_the_reported_f1():
+    from robust_mrc.metrics import get_span_metric
+
+    records = {"a": {"pred": "Denver Broncos", "golds": ["Denver Broncos"]}, "b": {"pred": "the Broncos", "golds": ["Denver Broncos"]},
+               "c": {"pred": "Panthers", "golds": ["Denver Broncos", "Carolina"]}}
+    reported = get_span_metric("squad_v1")({k: r["pred"] for k, r in records.items()}, {k: r["golds"] for k, r in records.items()})
+    assert sum(question_scores(records, "f1")) / 3 == pytest.approx(reported["f1"])
+    assert sum(question_scores(records, "em")) / 3 == pytest.approx(reported["exact_match"])
+    assert question_scores({"a": {"pred": 1}}, "acc") is None  # nothing to score: no interval
+
+
+def test_bar_chart_marks_the_clean_level_and_the_intervals(tmp_path, monkeypatch):
+    drawn = {}
+    real_save = robustness.save_png
+
+    def keep(fig, path):
+        drawn["ax"] = fig.axes[0]
+        return real_save(fig, path)
+
+    monkeypatch.setattr(robustness, "save_png", keep)
+    report = mc_report()
+    path = robustness.plot_report(report, tmp_path / "robustness.png")
+    assert path.read_bytes()[:8] == PNG
+    ax = drawn["ax"]
+    clean = report["models"]["best"]["sets"]["clean"]["acc"]
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "clean"]
+    assert list(line.get_ydata()) == [clean, clean]
+    caps = sorted({round(float(y), 6) for ln in ax.get_lines() if ln.get_label().startswith("_") for y in ln.get_ydata()})
+    bounds = sorted(round(b, 6) for s in report["models"]["best"]["sets"].values() for b in s["ci95"])
+    assert caps == bounds  # an error bar from lo to hi on every bar
