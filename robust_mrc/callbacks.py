@@ -39,8 +39,9 @@ class AttackCounts(pl.Callback):
             key = "train/items/clean" if attack == "clean" else f"train/items/{attack}/{status}"
             pl_module.log(key, float(n), reduce_fx="sum", sync_dist=True)
         if any(a != "clean" for a, _ in counts):
-            log.info("epoch %d training items: %s", trainer.current_epoch,
-                     ", ".join(f"{a}/{s}={n}" for (a, s), n in sorted(counts.items())))
+            log.info(
+                "epoch %d training items: %s", trainer.current_epoch, ", ".join(f"{a}/{s}={n}" for (a, s), n in sorted(counts.items()))
+            )
 
 
 class TrainItemLog(pl.Callback):
@@ -62,8 +63,9 @@ class TrainItemLog(pl.Callback):
         if digests is None:
             raise ValueError("TrainItemLog needs batches with item_digests: build the data module with record_items=True")
         for ex_id, (attack, status), digest in zip(batch["ids"], batch["attack_tags"], digests):
-            self.rows.append({"epoch": trainer.current_epoch, "batch": batch_idx, "id": ex_id, "attack": attack, "status": status,
-                              "digest": digest})
+            self.rows.append(
+                {"epoch": trainer.current_epoch, "batch": batch_idx, "id": ex_id, "attack": attack, "status": status, "digest": digest}
+            )
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         self.dirpath.mkdir(parents=True, exist_ok=True)
@@ -138,8 +140,11 @@ class LogProgress(pl.Callback):
         loss_text = f"{float(loss.detach()):.4f}" if loss is not None and hasattr(loss, "detach") else "?"
         epochs = trainer.max_epochs if trainer.max_epochs not in (None, -1) else "?"
         steps = int(total) if total != float("inf") else "?"
-        self._print(trainer, f"[train] epoch {trainer.current_epoch + 1}/{epochs} step {step}/{steps} loss {loss_text} "
-                             + self._pace(trainer, "train", step, total))
+        self._print(
+            trainer,
+            f"[train] epoch {trainer.current_epoch + 1}/{epochs} step {step}/{steps} loss {loss_text} "
+            + self._pace(trainer, "train", step, total),
+        )
 
     def _eval_batch(self, trainer, stage: str, batch, batch_idx: int, totals, dataloader_idx: int) -> None:
         if trainer.sanity_checking:

@@ -31,10 +31,21 @@ log = logging.getLogger(__name__)
 SPLITS = ("train", "validation", "test")
 MIN_MAX_LENGTH = 32  # below this no passage, question and option fit at all
 # Trainer arguments robust-mrc sets itself: a config value would clash with them
-RESERVED_TRAINER_KEYS = {"default_root_dir": "output_dir=", "callbacks": "the code", "logger": "logger=",
-                         "plugins": "the code"}
-PRECISIONS = {"16", "32", "64", "bf16", "16-true", "16-mixed", "bf16-true", "bf16-mixed", "32-true", "64-true",
-              "transformer-engine", "transformer-engine-float16"}
+RESERVED_TRAINER_KEYS = {"default_root_dir": "output_dir=", "callbacks": "the code", "logger": "logger=", "plugins": "the code"}
+PRECISIONS = {
+    "16",
+    "32",
+    "64",
+    "bf16",
+    "16-true",
+    "16-mixed",
+    "bf16-true",
+    "bf16-mixed",
+    "32-true",
+    "64-true",
+    "transformer-engine",
+    "transformer-engine-float16",
+}
 
 
 class ConfigError(UserError, ValueError):
@@ -67,8 +78,9 @@ class _Checker:
             return None
         return v
 
-    def number(self, key: str, lo: float, hi: float | None = None, *, hi_open: bool = False, lo_open: bool = False,
-               null: bool = False) -> float | None:
+    def number(
+        self, key: str, lo: float, hi: float | None = None, *, hi_open: bool = False, lo_open: bool = False, null: bool = False
+    ) -> float | None:
         v = self.value(key)
         if v is None and (null or not self.has(key)):
             return None
@@ -108,8 +120,10 @@ def _check_common(c: _Checker) -> None:
 
 def _check_task(c: _Checker, kind: str) -> None:
     if c.value("task.name") == "dg" and kind != "train":
-        c.problems.append("task=dg: evaluate.py evaluates readers (task=mc or task=span); a distractor generator "
-                          "makes a bank: python -m robust_mrc.banks.dg ckpt=PATH data=... out=bank.jsonl")
+        c.problems.append(
+            "task=dg: evaluate.py evaluates readers (task=mc or task=span); a distractor generator "
+            "makes a bank: python -m robust_mrc.banks.dg ckpt=PATH data=... out=bank.jsonl"
+        )
         return
     c.choice("task.name", ("mc", "span", "dg"))
     max_length = c.integer("task.max_length", MIN_MAX_LENGTH)
@@ -128,8 +142,9 @@ def _check_task(c: _Checker, kind: str) -> None:
         c.bad("task.no_answer", no_answer, "auto, true or false")
     c.choice("task.metric", ("auto", "squad", "squad_v1", "squad_v2", "dureader"), null=True)
     if max_length is not None and stride is not None and stride >= max_length:
-        c.problems.append(f"task.doc_stride={stride} must be smaller than task.max_length={max_length} "
-                          f"(the overlap of two windows; 128 for 384 is usual)")
+        c.problems.append(
+            f"task.doc_stride={stride} must be smaller than task.max_length={max_length} (the overlap of two windows; 128 for 384 is usual)"
+        )
 
 
 def _check_generation(c: _Checker) -> None:
@@ -139,12 +154,16 @@ def _check_generation(c: _Checker) -> None:
     c.integer("task.no_repeat_ngram_size", 0)
     c.boolean("task.val_generate")
     if c.value("data.task") not in (None, "mc"):
-        c.problems.append(f"data={c.value('data.name')} is a {c.value('data.task')!r} data set: task=dg learns from "
-                          "multiple-choice data (e.g. data=dream_local, data=race_local)")
+        c.problems.append(
+            f"data={c.value('data.name')} is a {c.value('data.task')!r} data set: task=dg learns from "
+            "multiple-choice data (e.g. data=dream_local, data=race_local)"
+        )
     policy, evals = c.value("attack.policy"), c.value("attack.eval")
     if policy not in (None, "none") or evals:
-        c.problems.append(f"attack={c.value('attack.name')}: task=dg trains the distractor generator on clean "
-                          "multiple-choice data only; use attack=none (and no attack.eval)")
+        c.problems.append(
+            f"attack={c.value('attack.name')}: task=dg trains the distractor generator on clean "
+            "multiple-choice data only; use attack=none (and no attack.eval)"
+        )
 
 
 def _check_data(c: _Checker) -> None:
@@ -288,9 +307,14 @@ def _count_long_mc(tokenizer, examples, split: str, max_length: int) -> None:
     special = tokenizer.num_special_tokens_to_add(pair=True)
     questions = _token_lengths(tokenizer, [ex.question for ex in examples])
     options = iter(_token_lengths(tokenizer, [o for ex in examples for o in ex.options]))
-    too_long = [ex.id for ex, q in zip(examples, questions)
-                if q + max(next(options) for _ in ex.options) + special > max_length]
+    too_long = [ex.id for ex, q in zip(examples, questions) if q + max(next(options) for _ in ex.options) + special > max_length]
     if too_long:
-        log.warning("task.max_length=%d: in %d of %d %s questions the question and an option alone are "
-                    "longer (e.g. %s): the collator cuts them, and the passage is left out",
-                    max_length, len(too_long), len(examples), split, too_long[0])
+        log.warning(
+            "task.max_length=%d: in %d of %d %s questions the question and an option alone are "
+            "longer (e.g. %s): the collator cuts them, and the passage is left out",
+            max_length,
+            len(too_long),
+            len(examples),
+            split,
+            too_long[0],
+        )

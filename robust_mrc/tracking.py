@@ -125,8 +125,13 @@ def _answer(example, record: Mapping[str, Any] | None) -> str:
     return str(pred)
 
 
-def sample_rows(eval_sets: Mapping[str, list], predictions: Mapping[str, Mapping[str, dict]], per_set: int = 3, text_chars: int = 600,
-                metric: str = "squad_v1") -> list[list]:
+def sample_rows(
+    eval_sets: Mapping[str, list],
+    predictions: Mapping[str, Mapping[str, dict]],
+    per_set: int = 3,
+    text_chars: int = 600,
+    metric: str = "squad_v1",
+) -> list[list]:
     """A few examples of each attacked set: first those the attack flipped from right to wrong,
     then the other errors, then the rest (in data order); "right" by the task's scorer ``metric``."""
     clean_preds = predictions.get("clean", {})
@@ -152,10 +157,20 @@ def sample_rows(eval_sets: Mapping[str, list], predictions: Mapping[str, Mapping
                 passage, gold, options = ex.context, " | ".join(ex.answer_texts), ""
             edits = "; ".join(f"{e.attack}: {e.detail}" if e.detail else e.attack for e in ex.edits)
             clean_ex = clean_examples.get(ex.id, ex)
-            rows.append([
-                name, ex.id, ex.question, passage[:text_chars], options, edits,
-                _answer(ex, record), _answer(clean_ex, clean_preds.get(ex.id)), gold, bool(record_correct(record, metric)),
-            ])
+            rows.append(
+                [
+                    name,
+                    ex.id,
+                    ex.question,
+                    passage[:text_chars],
+                    options,
+                    edits,
+                    _answer(ex, record),
+                    _answer(clean_ex, clean_preds.get(ex.id)),
+                    gold,
+                    bool(record_correct(record, metric)),
+                ]
+            )
     return rows
 
 
@@ -177,8 +192,9 @@ class RobustnessTables(pl.Callback):
         rows = robustness_rows(metrics, names, pl_module.primary_metric)
         datamodule = trainer.datamodule
         eval_sets = getattr(datamodule, "eval_sets", {}).get("test", {}) if datamodule is not None else {}
-        samples = sample_rows(eval_sets, pl_module.last_predictions, self.samples_per_set,
-                              metric=str(pl_module.task_cfg.get("metric") or "squad_v1"))
+        samples = sample_rows(
+            eval_sets, pl_module.last_predictions, self.samples_per_set, metric=str(pl_module.task_cfg.get("metric") or "squad_v1")
+        )
         for lg in loggers:
             if rows:
                 lg.log_table(key="test/robustness", columns=ROBUSTNESS_COLUMNS, data=rows)

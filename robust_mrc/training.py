@@ -57,15 +57,18 @@ def resolve_resume(ckpt_path: str | None, ckpt_dir: Path, hpc_dir: Path | None =
         if ckpt_path == "last":
             raise ConfigError(
                 f"ckpt_path=last: no checkpoint to resume from in {ckpt_dir} (checkpoints/last.ckpt"
-                + (" or hpc_ckpt_<n>.ckpt" if hpc_dir is not None else "") + "): give the run directory "
+                + (" or hpc_ckpt_<n>.ckpt" if hpc_dir is not None else "")
+                + "): give the run directory "
                 "to resume with output_dir=<that directory>, or ckpt_path=last_or_new to start afresh "
                 "when there is no checkpoint yet"
             )
         log.info("ckpt_path=last_or_new: no checkpoint in %s yet, starting afresh", ckpt_dir)
         return None
     if not Path(ckpt_path).is_file():
-        raise ConfigError(f"ckpt_path={ckpt_path}: no such checkpoint file (or ckpt_path=last / last_or_new "
-                          f"to resume the run directory's last checkpoint)")
+        raise ConfigError(
+            f"ckpt_path={ckpt_path}: no such checkpoint file (or ckpt_path=last / last_or_new "
+            f"to resume the run directory's last checkpoint)"
+        )
     return str(ckpt_path)
 
 
@@ -104,8 +107,10 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     if task == "span":
         module.window_batch = datamodule.eval_batch_size  # windows per forward pass in validation / test
         if task_cfg.get("no_answer"):
-            log.info("no-answer on (task.no_answer=%s): the threshold is tuned on the validation split each epoch",
-                     cfg.task.get("no_answer", "auto"))
+            log.info(
+                "no-answer on (task.no_answer=%s): the threshold is tuned on the validation split each epoch",
+                cfg.task.get("no_answer", "auto"),
+            )
     module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
 
     monitor = cfg.get("monitor") or module.monitor

@@ -38,8 +38,9 @@ def raises(path: Path, *parts: str, **kwargs) -> DataFormatError:
 
 def test_duplicate_squad_ids_name_both_records(tmp_path):
     path = write_json(tmp_path / "dev.json", squad_file([qa("q1"), qa("q2"), qa("q1", "mat", 19)]))
-    raises(path, "data[0].paragraphs[0].qas[2] (id q1)", "duplicate example id: 'q1'",
-           "also the id of data[0].paragraphs[0].qas[0] (id q1)")
+    raises(
+        path, "data[0].paragraphs[0].qas[2] (id q1)", "duplicate example id: 'q1'", "also the id of data[0].paragraphs[0].qas[0] (id q1)"
+    )
     examples = load_examples(path, strict=False)
     assert [e.id for e in examples] == ["q1", "q2"] and examples[0].answers[0].text == "cat"  # the first kept
     assert dict(examples.skipped.skipped) == {"duplicate example id": 1}
@@ -82,8 +83,7 @@ def test_race_jsonl_repeated_ids_are_legal_until_they_name_another_passage(tmp_p
 def test_hub_duplicate_ids(monkeypatch):
     import datasets
 
-    row = {"id": "q1", "title": "t", "context": "The cat sat.", "question": "Who?",
-           "answers": {"text": ["cat"], "answer_start": [4]}}
+    row = {"id": "q1", "title": "t", "context": "The cat sat.", "question": "Who?", "answers": {"text": ["cat"], "answer_start": [4]}}
     monkeypatch.setattr(datasets, "load_dataset", lambda *a, **k: datasets.Dataset.from_list([row, row]))
     with pytest.raises(DataFormatError, match=r"row 1 \(id q1\): duplicate example id: 'q1' is also the id of row 0"):
         load_examples("rajpurkar/squad", "hub_squad", split="validation")
@@ -105,13 +105,13 @@ def test_deeply_nested_json_is_a_format_error(tmp_path, fmt):
 
 def test_lone_surrogates_are_refused_with_the_field(tmp_path):
     path = tmp_path / "dev.jsonl"
-    good = json.dumps(race_row("ok.txt", question="Smile \U0001F600?"))  # a valid pair: \ud83d\ude00
+    good = json.dumps(race_row("ok.txt", question="Smile \U0001f600?"))  # a valid pair: \ud83d\ude00
     assert "\\ud83d\\ude00" in good
     bad = json.dumps(race_row("bad.txt")).replace("What does", "What \\ud800does")
     path.write_text(good + "\n" + bad + "\n")
     raises(path, "line 2 (example_id bad.txt)", "lone surrogate: question has a lone UTF-16 surrogate \\ud800 at character 5")
     examples = load_examples(path, strict=False)
-    assert [e.question for e in examples] == ["Smile \U0001F600?"] and dict(examples.skipped.skipped) == {"lone surrogate": 1}
+    assert [e.question for e in examples] == ["Smile \U0001f600?"] and dict(examples.skipped.skipped) == {"lone surrogate": 1}
     squad = tmp_path / "squad.json"
     squad.write_text(json.dumps(squad_file([qa()])).replace("The cat sat", "The cat\\udc00 sat"))
     raises(squad, "data[0].paragraphs[0].qas[0] (id q1)", "lone surrogate: context")
@@ -136,12 +136,15 @@ def test_gzip_that_inflates_past_the_cap(tmp_path, monkeypatch):
         load_splits(cfg.data, "span")
 
 
-@pytest.mark.parametrize("fmt, content, found", [
-    ("dream", "squad", "format mismatch: format=dream was asked, but the file holds SQuAD articles"),
-    ("squad", "jsonl", "format=squad was asked, but the file holds RACE rows"),
-    ("race_original", "dream", "format=race_original was asked, but the file holds DREAM dialogues"),
-    ("squad", "race", "format=squad was asked, but the file holds RACE passages"),
-])
+@pytest.mark.parametrize(
+    "fmt, content, found",
+    [
+        ("dream", "squad", "format mismatch: format=dream was asked, but the file holds SQuAD articles"),
+        ("squad", "jsonl", "format=squad was asked, but the file holds RACE rows"),
+        ("race_original", "dream", "format=race_original was asked, but the file holds DREAM dialogues"),
+        ("squad", "race", "format=squad was asked, but the file holds RACE passages"),
+    ],
+)
 def test_a_format_that_does_not_match_the_file(tmp_path, fmt, content, found):
     path = {
         "squad": lambda: write_json(tmp_path / "x.json", squad_file([qa()])),
@@ -156,10 +159,13 @@ def test_a_format_that_does_not_match_the_file(tmp_path, fmt, content, found):
 # ----------------------------------------------------------------------------- blank and repeated texts
 
 
-@pytest.mark.parametrize("row, reason", [
-    (race_row("b.txt", question="  "), "blank question: the question is empty"),
-    (race_row("b.txt", options=("a", " ", "c", "d"), answer="B"), "blank answer: the correct option B is empty"),
-])
+@pytest.mark.parametrize(
+    "row, reason",
+    [
+        (race_row("b.txt", question="  "), "blank question: the question is empty"),
+        (race_row("b.txt", options=("a", " ", "c", "d"), answer="B"), "blank answer: the correct option B is empty"),
+    ],
+)
 def test_blank_question_or_answer_option(tmp_path, row, reason):
     path = write_jsonl(tmp_path / "dev.jsonl", [race_row("ok.txt"), row])
     raises(path, "line 2 (example_id b.txt)", reason)
@@ -177,10 +183,13 @@ def test_blank_question_in_dream_and_squad(tmp_path):
 
 
 def test_blank_wrong_options_and_repeated_options_are_kept_with_a_remark(tmp_path, caplog):
-    path = write_jsonl(tmp_path / "dev.jsonl", [
-        race_row("r.txt", options=("on 2", "on 22", "on 22", "on 2"), answer="B"),  # as RACE-M middle8073.txt
-        race_row("e.txt", options=(".", "", "", ""), answer="A"),  # as ExpMRC 46742dc7-1
-    ])
+    path = write_jsonl(
+        tmp_path / "dev.jsonl",
+        [
+            race_row("r.txt", options=("on 2", "on 22", "on 22", "on 2"), answer="B"),  # as RACE-M middle8073.txt
+            race_row("e.txt", options=(".", "", "", ""), answer="A"),  # as ExpMRC 46742dc7-1
+        ],
+    )
     with caplog.at_level(logging.WARNING):
         examples = load_examples(path)
     assert [e.options for e in examples] == [("on 2", "on 22", "on 22", "on 2"), (".", "", "", "")]
@@ -229,8 +238,7 @@ def test_the_attacks_command_refuses_to_write_onto_its_input_or_a_directory(tmp_
     for out in (str(data), "dev.jsonl", f"{tmp_path}/./sub/../dev.jsonl"):
         with pytest.raises(SystemExit) as excinfo:
             apply({"attack": "charswap", "data": str(data), "out": out})
-        assert str(excinfo.value) == (f"out={out} is the input file {data}: writing it would destroy the input; "
-                                      "give another file name")
+        assert str(excinfo.value) == (f"out={out} is the input file {data}: writing it would destroy the input; give another file name")
     assert data.read_bytes() == before
     with pytest.raises(SystemExit) as excinfo:
         apply({"attack": "charswap", "data": str(data), "out": str(tmp_path)})

@@ -16,8 +16,10 @@ from robust_mrc.errors import UserError
 from robust_mrc.evaluation import cache as cache_module
 from robust_mrc.evaluation.cache import DiskCache
 
-EXAMPLES = [MCExample("a-0", "Tom has a ball.", "What?", ("ball", "cat"), 0),
-            SpanExample("s1", "The cat sat.", "Who?", (Answer("cat", 4),))]
+EXAMPLES = [
+    MCExample("a-0", "Tom has a ball.", "What?", ("ball", "cat"), 0),
+    SpanExample("s1", "The cat sat.", "Who?", (Answer("cat", 4),)),
+]
 
 
 def filled(tmp_path) -> tuple[DiskCache, dict]:
@@ -25,9 +27,11 @@ def filled(tmp_path) -> tuple[DiskCache, dict]:
     cache.save_examples("charswap", "k1", EXAMPLES)
     cache.save_json("predictions", "k2", {"a-0": {"pred": 1}})
     cache.save_array("scores", "k3", np.arange(1000, dtype=np.float32))
-    paths = {"sets": tmp_path / "cache" / "sets" / "charswap-k1.jsonl.gz",
-             "predictions": tmp_path / "cache" / "predictions" / "k2.json",
-             "scores": tmp_path / "cache" / "scores" / "k3.npy"}
+    paths = {
+        "sets": tmp_path / "cache" / "sets" / "charswap-k1.jsonl.gz",
+        "predictions": tmp_path / "cache" / "predictions" / "k2.json",
+        "scores": tmp_path / "cache" / "scores" / "k3.npy",
+    }
     return cache, paths
 
 
@@ -74,8 +78,7 @@ def test_an_unwritable_cache_warns_once_and_runs_uncached(tmp_path, caplog):
     assert not cache.writable and cache.load_examples("charswap", "k1") is None
 
 
-@pytest.mark.parametrize("code, words", [(errno.ENOSPC, "no space left on the disk holding"),
-                                         (errno.EROFS, "is not writable")])
+@pytest.mark.parametrize("code, words", [(errno.ENOSPC, "no space left on the disk holding"), (errno.EROFS, "is not writable")])
 def test_a_full_or_read_only_disk_under_the_cache(tmp_path, monkeypatch, caplog, code, words):
     cache, paths = filled(tmp_path)
     real_fdopen = cache_module.os.fdopen
@@ -106,11 +109,14 @@ def test_a_full_or_read_only_disk_under_the_cache(tmp_path, monkeypatch, caplog,
     assert sorted(p.name for p in paths["predictions"].parent.iterdir()) == ["k2.json"]  # no temp files
 
 
-@pytest.mark.parametrize("code, words", [
-    (errno.ENOSPC, "no space left on the disk holding {dir}"),
-    (errno.EACCES, "the directory {dir} is not writable"),
-    (errno.EROFS, "the directory {dir} is not writable"),
-])
+@pytest.mark.parametrize(
+    "code, words",
+    [
+        (errno.ENOSPC, "no space left on the disk holding {dir}"),
+        (errno.EACCES, "the directory {dir} is not writable"),
+        (errno.EROFS, "the directory {dir} is not writable"),
+    ],
+)
 def test_output_files_that_cannot_be_written_name_the_directory(tmp_path, monkeypatch, code, words):
     import robust_mrc.data.writers as writers
 

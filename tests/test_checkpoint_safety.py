@@ -24,8 +24,17 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def tiny_ckpt(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("ckpt_safety")
-    metrics = train(make_cfg("model=tiny", "data.n_train=16", "data.n_val=8", "data.n_test=8", "trainer.max_epochs=1",
-                             "test_after_fit=false", f"output_dir={out}"))
+    metrics = train(
+        make_cfg(
+            "model=tiny",
+            "data.n_train=16",
+            "data.n_val=8",
+            "data.n_test=8",
+            "trainer.max_epochs=1",
+            "test_after_fit=false",
+            f"output_dir={out}",
+        )
+    )
     return Path(metrics["ckpt_path"])
 
 
@@ -50,8 +59,14 @@ def test_a_pickle_that_would_run_code_is_refused_and_the_code_never_runs(tiny_ck
     assert not marker.exists()
     # through the command line too: one line, no traceback, no marker
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, "evaluate.py", f"ckpt_path={evil}", f"output_dir={tmp_path / 'ev'}", "cache_dir=null"],
-                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "evaluate.py", f"ckpt_path={evil}", f"output_dir={tmp_path / 'ev'}", "cache_dir=null"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 1 and "Error: ckpt_path=" in done.stderr and "Traceback" not in done.stderr
     assert not marker.exists()
     # the plain pickle (the way torch.load(weights_only=False) would run it) does write the marker

@@ -12,16 +12,19 @@ from robust_mrc.data.readers import load_examples
 from robust_mrc.datamodules.mc import option_pairs
 
 
-@pytest.mark.parametrize("question,filled", [
-    ("Tom lives in _ now.", "Tom lives in Rome now."),
-    ("Tom lives in ____ now.", "Tom lives in Rome now."),
-    ("Tom lives in _ _ _ now.", "Tom lives in Rome now."),  # one blank, not "Rome  _ _"
-    ("Tom lives in  _  .", "Tom lives in  Rome  ."),  # the text around the blank is kept as it is
-    ("Where does Tom live?", "Where does Tom live? Rome"),
-    ("Where does Tom live?  ", "Where does Tom live? Rome"),
-    ("", "Rome"),
-    ("Tom lives in ___ and Ann in ___ .", "Tom lives in Rome and Ann in ___ ."),  # only the first blank
-])
+@pytest.mark.parametrize(
+    "question,filled",
+    [
+        ("Tom lives in _ now.", "Tom lives in Rome now."),
+        ("Tom lives in ____ now.", "Tom lives in Rome now."),
+        ("Tom lives in _ _ _ now.", "Tom lives in Rome now."),  # one blank, not "Rome  _ _"
+        ("Tom lives in  _  .", "Tom lives in  Rome  ."),  # the text around the blank is kept as it is
+        ("Where does Tom live?", "Where does Tom live? Rome"),
+        ("Where does Tom live?  ", "Where does Tom live? Rome"),
+        ("", "Rome"),
+        ("Tom lives in ___ and Ann in ___ .", "Tom lives in Rome and Ann in ___ ."),  # only the first blank
+    ],
+)
 def test_fill_blank(question, filled):
     assert fill_blank(question, " Rome ") == filled
 

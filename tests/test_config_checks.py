@@ -19,31 +19,36 @@ from tests.helpers import CONF, make_cfg
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("overrides, message", [
-    (["batch_size=abc"], "batch_size='abc': expected an integer >= 1"),
-    (["batch_size=0"], "batch_size=0: expected an integer >= 1"),
-    (["eval_batch_size=2.5"], "eval_batch_size=2.5: expected an integer >= 1 or null"),
-    (["num_workers=-1"], "num_workers=-1: expected an integer >= 0"),
-    (["seed=-3"], "seed=-3: expected an integer in [0, 4294967295]"),
-    (["data=race_local", "data.limit=abc"],
-     "data.limit='abc': expected an integer >= 0, a mapping such as {train: 4000, validation: 1000}, or null"),
-    (["data=race_local", "data.limit={train: -1}"], "data.limit.train=-1: expected an integer >= 0 or null"),
-    (["data=race_local", "data.limit={dev: 5}"], "data.limit.dev=5: expected a split: train, validation, test"),
-    (["data=race_local", "data.holdout=2"], "data.holdout=2: expected a number in [0.0, 1.0) or null"),
-    (["data=race_local", "data.strict=maybe"], "data.strict='maybe': expected true or false"),
-    (["data=race_local", "data.format=csv"], "data.format='csv': expected one of auto, race_jsonl"),
-    (["+data.max_bytes=lots"], "data.max_bytes='lots': expected a number of bytes such as 2147483648 or 2GiB"),
-    (["data.n_train=abc"], "data.n_train='abc': expected an integer >= 0"),
-    (["task=span", "task.doc_stride=384"], "task.doc_stride=384 must be smaller than task.max_length=384"),
-    (["task.max_length=16"], "task.max_length=16: expected an integer >= 32"),
-    (["task.inputs=question_only"], "task.inputs='question_only': expected one of full, options_only"),
-    (["trainer.max_epochs=abc"], "trainer.max_epochs='abc': expected an integer >= -1"),
-    (["trainer.gradient_clip_val=-1"], "trainer.gradient_clip_val=-1: expected a number >= 0.0 or null"),
-    (["trainer.precision=17"], "trainer.precision=17: expected one of 16, 16-mixed"),
-    (["+trainer.max_epcohs=3"], "trainer.max_epcohs: not an argument of pytorch_lightning.Trainer; did you mean trainer.max_epochs?"),
-    (["+trainer.logger=false"], "trainer.logger is set by robust-mrc itself (use logger=)"),
-    (["model.optim.lr=0"], "model.optim.lr=0: expected a number > 0.0"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["batch_size=abc"], "batch_size='abc': expected an integer >= 1"),
+        (["batch_size=0"], "batch_size=0: expected an integer >= 1"),
+        (["eval_batch_size=2.5"], "eval_batch_size=2.5: expected an integer >= 1 or null"),
+        (["num_workers=-1"], "num_workers=-1: expected an integer >= 0"),
+        (["seed=-3"], "seed=-3: expected an integer in [0, 4294967295]"),
+        (
+            ["data=race_local", "data.limit=abc"],
+            "data.limit='abc': expected an integer >= 0, a mapping such as {train: 4000, validation: 1000}, or null",
+        ),
+        (["data=race_local", "data.limit={train: -1}"], "data.limit.train=-1: expected an integer >= 0 or null"),
+        (["data=race_local", "data.limit={dev: 5}"], "data.limit.dev=5: expected a split: train, validation, test"),
+        (["data=race_local", "data.holdout=2"], "data.holdout=2: expected a number in [0.0, 1.0) or null"),
+        (["data=race_local", "data.strict=maybe"], "data.strict='maybe': expected true or false"),
+        (["data=race_local", "data.format=csv"], "data.format='csv': expected one of auto, race_jsonl"),
+        (["+data.max_bytes=lots"], "data.max_bytes='lots': expected a number of bytes such as 2147483648 or 2GiB"),
+        (["data.n_train=abc"], "data.n_train='abc': expected an integer >= 0"),
+        (["task=span", "task.doc_stride=384"], "task.doc_stride=384 must be smaller than task.max_length=384"),
+        (["task.max_length=16"], "task.max_length=16: expected an integer >= 32"),
+        (["task.inputs=question_only"], "task.inputs='question_only': expected one of full, options_only"),
+        (["trainer.max_epochs=abc"], "trainer.max_epochs='abc': expected an integer >= -1"),
+        (["trainer.gradient_clip_val=-1"], "trainer.gradient_clip_val=-1: expected a number >= 0.0 or null"),
+        (["trainer.precision=17"], "trainer.precision=17: expected one of 16, 16-mixed"),
+        (["+trainer.max_epcohs=3"], "trainer.max_epcohs: not an argument of pytorch_lightning.Trainer; did you mean trainer.max_epochs?"),
+        (["+trainer.logger=false"], "trainer.logger is set by robust-mrc itself (use logger=)"),
+        (["model.optim.lr=0"], "model.optim.lr=0: expected a number > 0.0"),
+    ],
+)
 def test_bad_values_name_their_key(overrides, message):
     with pytest.raises(ConfigError) as excinfo:
         check_config(make_cfg(*overrides))
@@ -56,12 +61,15 @@ def test_every_problem_is_listed_in_one_message():
     assert str(excinfo.value).count("; ") == 2
 
 
-@pytest.mark.parametrize("overrides, message", [
-    (["split=dev"], "split='dev': expected one of train, validation, test"),
-    (["confidence_threshold=2"], "confidence_threshold=2: expected a number in (0.0, 1.0]"),
-    (["error_folds=1"], "error_folds=1: expected an integer >= 2"),
-    (["eval_batch_size=abc"], "eval_batch_size='abc'"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["split=dev"], "split='dev': expected one of train, validation, test"),
+        (["confidence_threshold=2"], "confidence_threshold=2: expected a number in (0.0, 1.0]"),
+        (["error_folds=1"], "error_folds=1: expected an integer >= 2"),
+        (["eval_batch_size=abc"], "eval_batch_size='abc'"),
+    ],
+)
 def test_bad_evaluation_values(overrides, message):
     with pytest.raises(ConfigError, match="bad config: ") as excinfo:
         check_config(make_cfg("ckpt_path=x.ckpt", *overrides, config_name="eval"), "eval")
@@ -124,8 +132,7 @@ def test_mc_questions_and_options_that_do_not_fit_are_counted(caplog):
 def run_cli(*args: str, env: dict | None = None, script: str = "train.py") -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}
     environment.update(env or {})
-    return subprocess.run([sys.executable, script, *args], cwd=REPO, env=environment, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run([sys.executable, script, *args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=300)
 
 
 def test_a_config_mistake_is_one_line_without_a_traceback(tmp_path):
@@ -145,7 +152,8 @@ def test_a_data_mistake_and_an_evaluation_mistake_are_one_line(tmp_path):
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1] == (
         f"Error: {bad}, record line 1 (example_id a): answer out of range: 'Z' with 2 options "
-        "(expected one of A, B) (pass strict=false to skip bad records)")
+        "(expected one of A, B) (pass strict=false to skip bad records)"
+    )
     evaluation = run_cli(f"ckpt_path={tmp_path / 'missing.ckpt'}", f"hydra.run.dir={tmp_path / 'eval'}", script="evaluate.py")
     assert evaluation.returncode == 1 and "Traceback" not in evaluation.stderr
     assert evaluation.stderr.strip().splitlines()[-1].startswith(f"Error: ckpt_path={tmp_path / 'missing.ckpt'}")
@@ -154,8 +162,7 @@ def test_a_data_mistake_and_an_evaluation_mistake_are_one_line(tmp_path):
 def test_an_unreachable_hub_fails_at_once_with_what_to_do(tmp_path):
     """HF_ENDPOINT at a closed local port: the hub cannot be reached, deterministically and without
     downloading anything even on a machine with internet."""
-    env = {"HF_ENDPOINT": "http://127.0.0.1:9", "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0",
-           "HF_HOME": str(tmp_path / "hf")}
+    env = {"HF_ENDPOINT": "http://127.0.0.1:9", "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0", "HF_HOME": str(tmp_path / "hf")}
     result = run_cli("model=roberta", "attack=mix", f"hydra.run.dir={tmp_path / 'run'}", env=env)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     last = result.stderr.strip().splitlines()[-1]

@@ -35,8 +35,16 @@ from tests.helpers import make_cfg
 ROOT = Path(__file__).resolve().parents[1]
 EVAL_BATCH = 4
 RUN = [
-    "model=tiny", "task=mc", "attack=charswap", "data.n_train=40", "data.n_val=27", "data.n_test=19",
-    "batch_size=8", f"eval_batch_size={EVAL_BATCH}", "trainer.max_epochs=2", "record_train_items=true",
+    "model=tiny",
+    "task=mc",
+    "attack=charswap",
+    "data.n_train=40",
+    "data.n_val=27",
+    "data.n_test=19",
+    "batch_size=8",
+    f"eval_batch_size={EVAL_BATCH}",
+    "trainer.max_epochs=2",
+    "record_train_items=true",
 ]
 N_VAL, N_TEST, WORLD = 27, 19, 2
 
@@ -49,8 +57,10 @@ def free_port() -> int:
 
 def read_items(out: Path) -> dict[int, list[dict]]:
     """{rank: rows} of a run's TrainItemLog."""
-    return {int(p.stem.removeprefix("rank")): [json.loads(line) for line in p.read_text().splitlines()]
-            for p in sorted((out / "train_items").glob("rank*.jsonl"))}
+    return {
+        int(p.stem.removeprefix("rank")): [json.loads(line) for line in p.read_text().splitlines()]
+        for p in sorted((out / "train_items").glob("rank*.jsonl"))
+    }
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +92,10 @@ def test_ddp_metrics_equal_a_one_process_evaluation_of_the_same_checkpoint(ddp_r
     module = load_checkpoint(metrics["ckpt_path"])
     module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
     trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False, enable_model_summary=False)
-    single = {**trainer.validate(module, datamodule=datamodule, verbose=False)[0],
-              **trainer.test(module, datamodule=datamodule, verbose=False)[0]}
+    single = {
+        **trainer.validate(module, datamodule=datamodule, verbose=False)[0],
+        **trainer.test(module, datamodule=datamodule, verbose=False)[0],
+    }
     keys = [k for k in metrics if k.startswith(("val/", "test/"))]
     assert set(keys) == set(single)
     assert {k: float(single[k]) for k in keys} == {k: metrics[k] for k in keys}
@@ -93,8 +105,9 @@ def test_ddp_metrics_equal_a_one_process_evaluation_of_the_same_checkpoint(ddp_r
 def test_two_ranks_train_on_the_attacked_items_of_one_process(ddp_run, tmp_path):
     out, _ = ddp_run
     # eval sets play no part in what is trained: skip the attacked ones and the sanity check
-    train(make_cfg(*RUN, "trainer=cpu", "test_after_fit=false", "attack.eval=[]", "+trainer.num_sanity_val_steps=0",
-                   f"output_dir={tmp_path}"))
+    train(
+        make_cfg(*RUN, "trainer=cpu", "test_after_fit=false", "attack.eval=[]", "+trainer.num_sanity_val_steps=0", f"output_dir={tmp_path}")
+    )
     one = read_items(tmp_path)[0]
     ddp = read_items(out)
 

@@ -94,14 +94,17 @@ def test_dream_converts_and_reads_back(shared_data, tmp_path):
 # --- the DE rules -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("span, reason", [
-    ("...", "punctuation"),
-    ("the", "stopword"),
-    ("of the", "stopword"),            # no content word
-    ("red apples", "answer"),          # a substring of the answer "fresh red apples"
-    ("some fresh red apples today", "answer"),  # contains the answer
-    ("fresh apple pie", "overlap"),    # stems {fresh, appl, pie} vs {fresh, red, appl}: 2/4
-])
+@pytest.mark.parametrize(
+    "span, reason",
+    [
+        ("...", "punctuation"),
+        ("the", "stopword"),
+        ("of the", "stopword"),  # no content word
+        ("red apples", "answer"),  # a substring of the answer "fresh red apples"
+        ("some fresh red apples today", "answer"),  # contains the answer
+        ("fresh apple pie", "overlap"),  # stems {fresh, appl, pie} vs {fresh, red, appl}: 2/4
+    ],
+)
 def test_each_rule_drops_its_span(span, reason):
     dropped = Counter()
     assert filter_spans([span, "a blue bus ticket"], "fresh red apples", dropped=dropped) == ["a blue bus ticket"]
@@ -109,8 +112,17 @@ def test_each_rule_drops_its_span(span, reason):
 
 
 def test_spans_are_checked_against_the_kept_ones_in_rank_order():
-    nbest = ["blue bus ticket", "the blue bus", "ticket", "the blue bus ticket office", "market on Monday",
-             "walked home", "Monday market", "home", "walking home slowly"]
+    nbest = [
+        "blue bus ticket",
+        "the blue bus",
+        "ticket",
+        "the blue bus ticket office",
+        "market on Monday",
+        "walked home",
+        "Monday market",
+        "home",
+        "walking home slowly",
+    ]
     dropped = Counter()
     kept = filter_spans(nbest, "red apples", dropped=dropped)
     assert kept == ["blue bus ticket", "market on Monday", "walked home"]
@@ -142,11 +154,13 @@ class HandScorer:
 
 def test_extract_bank_reads_unmodified_passages_and_keeps_n_options_minus_one():
     a, b, c = mc("p1-0"), mc("p1-1", question="When?", options=("on Monday", "on Friday"), label=0), mc("p2-0", question="Who?")
-    scorer = HandScorer({
-        "What did Tom buy?": [". blue bus ticket", "red apples", "the", "market on Monday", "walked home", "Tom"],
-        "When?": ["Monday", "Tom\nwent", "went to the market", "home"],
-        "Who?": ["a green pear", "..."],
-    })
+    scorer = HandScorer(
+        {
+            "What did Tom buy?": [". blue bus ticket", "red apples", "the", "market on Monday", "walked home", "Tom"],
+            "When?": ["Monday", "Tom\nwent", "went to the market", "home"],
+            "Who?": ["a green pear", "..."],
+        }
+    )
     dropped = Counter()
     bank = extract_bank(scorer, [a, b, c], dropped)
     assert dropped == Counter({"answer": 2, "stopword": 1, "punctuation": 1, "line_break": 1})
@@ -159,8 +173,7 @@ def test_extract_bank_reads_unmodified_passages_and_keeps_n_options_minus_one():
 
 def test_bank_round_trips_and_the_attack_replaces_wrong_options_keeping_the_answer(tmp_path):
     examples = [mc("p1-0"), mc("p1-1", label=0), mc("p1-2"), mc("p1-3")]
-    bank = {"p1-0": ["blue bus ticket", "market on Monday"], "p1-1": ["walked home"],
-            "p1-2": [], "p1-3": ["Red apples!", "the market"]}
+    bank = {"p1-0": ["blue bus ticket", "market on Monday"], "p1-1": ["walked home"], "p1-2": [], "p1-3": ["Red apples!", "the market"]}
     path = write_bank(bank, tmp_path / "de.jsonl")
     assert load_bank(str(path)) == {k: tuple(v) for k, v in bank.items()}
     assert json.loads(path.read_text().splitlines()[0]) == {"id": "p1-0", "distractors": ["blue bus ticket", "market on Monday"]}
@@ -244,17 +257,20 @@ def test_same_seed_same_bank_end_to_end(tmp_path):
     assert first["extractor"]["val_f1"] == json.loads((tmp_path / "two.jsonl.stats.json").read_text())["extractor"]["val_f1"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["model=tiny"], "out=PATH is required"),
-    (["out=x.jsonl", "task=span"], "sets the task itself"),
-    (["out=x.jsonl", "trainer.max_epoch=1"], "max_epoch"),
-    (["out=x.jsonl", "splits=train,dev"], "splits=train,dev"),
-    (["out=x.jsonl", "ckpt=missing.ckpt"], "ckpt=missing.ckpt: no such checkpoint file"),
-    (["out=x.jsonl", "data=nope"], "Could not find 'data/nope'; available: dream_local,"),
-    (["out=x.jsonl", "data=synthetic_span"], "multiple-choice data"),
-    (["out=x.jsonl", "top=0"], "top=0: expected a positive"),
-    (["out=x.jsonl", "stats=x.jsonl"], "stats=x.jsonl is the bank file"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["model=tiny"], "out=PATH is required"),
+        (["out=x.jsonl", "task=span"], "sets the task itself"),
+        (["out=x.jsonl", "trainer.max_epoch=1"], "max_epoch"),
+        (["out=x.jsonl", "splits=train,dev"], "splits=train,dev"),
+        (["out=x.jsonl", "ckpt=missing.ckpt"], "ckpt=missing.ckpt: no such checkpoint file"),
+        (["out=x.jsonl", "data=nope"], "Could not find 'data/nope'; available: dream_local,"),
+        (["out=x.jsonl", "data=synthetic_span"], "multiple-choice data"),
+        (["out=x.jsonl", "top=0"], "top=0: expected a positive"),
+        (["out=x.jsonl", "stats=x.jsonl"], "stats=x.jsonl is the bank file"),
+    ],
+)
 def test_command_mistakes_are_one_line(args, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exit_info:

@@ -251,7 +251,16 @@ def test_accuracy_by_and_length_buckets():
     edges = (1, 2, 3, 5, 10)
     assert A.bucket_labels(edges) == ["<=1", "2", "3", "4-5", "6-10", ">10"]
     assert [A.length_bucket(n, edges) for n in (0, 1, 2, 3, 4, 5, 7, 10, 11)] == [
-        "<=1", "<=1", "2", "3", "4-5", "4-5", "6-10", "6-10", ">10"]
+        "<=1",
+        "<=1",
+        "2",
+        "3",
+        "4-5",
+        "4-5",
+        "6-10",
+        "6-10",
+        ">10",
+    ]
     assert A.length_bucket(5, ()) == "all"
     with pytest.raises(ValueError):
         A.bucket_labels((3, 3))

@@ -186,8 +186,16 @@ def test_pq_remove_probe_reports_an_options_only_model(mc_ckpts, tmp_path):
 
 def test_magnet_screening_ranks_the_pool_and_attacks_with_the_top(mc_ckpts, tmp_path):
     cache = tmp_path / "cache"
-    args = [f"ckpt_path={mc_ckpts[0]}", *MC_DATA, f"cache_dir={cache}", "diagnostics=[]", "magnet_screen.enabled=true",
-            "magnet_screen.questions=6", "magnet_screen.max_pool=12", "magnet_screen.top=5"]
+    args = [
+        f"ckpt_path={mc_ckpts[0]}",
+        *MC_DATA,
+        f"cache_dir={cache}",
+        "diagnostics=[]",
+        "magnet_screen.enabled=true",
+        "magnet_screen.questions=6",
+        "magnet_screen.max_pool=12",
+        "magnet_screen.top=5",
+    ]
     _, out = run_eval(tmp_path, *args, name="first")
     report = json.loads((out / "report.json").read_text())
     info = report["diagnostics"]["magnet_screen"]
@@ -225,8 +233,9 @@ def test_span_suite_and_token_vote_ensemble(tmp_path_factory, tmp_path):
     ckpts = []
     for seed in (1, 2):
         d = tmp_path_factory.mktemp(f"span{seed}")
-        cfg = make_cfg("model=tiny", *SPAN_DATA, "trainer.max_epochs=1", "batch_size=16", "test_after_fit=false", f"seed={seed}",
-                       f"output_dir={d}")
+        cfg = make_cfg(
+            "model=tiny", *SPAN_DATA, "trainer.max_epochs=1", "batch_size=16", "test_after_fit=false", f"seed={seed}", f"output_dir={d}"
+        )
         ckpts.append(train(cfg)["ckpt_path"])
     _, out = run_eval(tmp_path, f"ensemble=[{ckpts[0]},{ckpts[1]}]", *SPAN_DATA, "suite=squad", f"cache_dir={tmp_path / 'c'}")
     report = json.loads((out / "report.json").read_text())
@@ -255,8 +264,9 @@ def test_suite_errors_are_clear(mc_ckpts, tmp_path):
 
 def test_report_table_and_plots_go_to_wandb_offline(mc_ckpts, tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_MODE", "offline")
-    _, out = run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", "cache_dir=null", "wandb=true",
-                      "diagnostics=[confidence]")
+    _, out = run_eval(
+        tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", "cache_dir=null", "wandb=true", "diagnostics=[confidence]"
+    )
     (run,) = list((out / "wandb").glob("offline-run-*"))
     images = sorted(p.name for p in (run / "files" / "media" / "images").rglob("*.png"))
     assert any(n.startswith("eval/plots/robustness") or "robustness" in n for n in images)

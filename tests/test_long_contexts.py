@@ -41,12 +41,21 @@ def bpe_tokenizer():
     tk = Tokenizer(models.BPE())
     tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<s>", "<pad>", "</s>", "<unk>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<s>", "<pad>", "</s>", "<unk>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
     tk.train_from_iterator([text(i, 60) for i in range(20)], trainer)
     tk.post_processor = processors.RobertaProcessing(("</s>", tk.token_to_id("</s>")), ("<s>", tk.token_to_id("<s>")), trim_offsets=True)
-    return PreTrainedTokenizerFast(tokenizer_object=tk, bos_token="<s>", eos_token="</s>", sep_token="</s>", cls_token="<s>",
-                                   pad_token="<pad>", unk_token="<unk>", model_input_names=["input_ids", "attention_mask"])
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tk,
+        bos_token="<s>",
+        eos_token="</s>",
+        sep_token="</s>",
+        cls_token="<s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+        model_input_names=["input_ids", "attention_mask"],
+    )
 
 
 def text(seed: int, n_words: int) -> str:
@@ -65,9 +74,17 @@ def example(i: int, n_words: int, answer: str = "the capital city") -> SpanExamp
 def hf_recipe(tokenizer, examples, max_length: int, stride: int) -> dict:
     """The collator as it was before pieces and arrays (the HF ``run_qa.py`` preprocessing):
     the reference for "normal batches unchanged"."""
-    enc = tokenizer([ex.question.lstrip() for ex in examples], [ex.context for ex in examples], truncation="only_second",
-                    max_length=max_length, stride=stride, return_overflowing_tokens=True, return_offsets_mapping=True,
-                    padding=True, return_tensors="pt")
+    enc = tokenizer(
+        [ex.question.lstrip() for ex in examples],
+        [ex.context for ex in examples],
+        truncation="only_second",
+        max_length=max_length,
+        stride=stride,
+        return_overflowing_tokens=True,
+        return_offsets_mapping=True,
+        padding=True,
+        return_tensors="pt",
+    )
     feature_example = enc.pop("overflow_to_sample_mapping").tolist()
     offsets_all = enc.pop("offset_mapping").tolist()
     starts, ends, offsets = [], [], []
@@ -141,8 +158,10 @@ def test_piecewise_windows_of_a_byte_level_bpe_tokenizer(bpe_tokenizer):
     overflowing window (it trims every other token); the pieces trim it there too."""
     examples = [example(i, n) for i, n in enumerate((30, 900, 4000, 200))]
     whole = SpanCollator(bpe_tokenizer, 128, 32, long_context=10**9)(examples)
-    for pieces in (SpanCollator(bpe_tokenizer, 128, 32, long_context=500, piece_chars=300)(examples),
-                   SpanCollator(bpe_tokenizer, 128, 32, long_context=0, piece_chars=25)(examples)):
+    for pieces in (
+        SpanCollator(bpe_tokenizer, 128, 32, long_context=500, piece_chars=300)(examples),
+        SpanCollator(bpe_tokenizer, 128, 32, long_context=0, piece_chars=25)(examples),
+    ):
         offsets = pieces.pop("offsets")
         assert_same(pieces, {k: v for k, v in whole.items() if k != "offsets"})
         differ = np.argwhere((offsets != whole["offsets"]).any(-1))

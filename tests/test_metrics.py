@@ -71,11 +71,25 @@ INLINE_SQUAD = [
     # U+200B is no white space for str.split: "\u200barabia" is one token
     ("57265526708984140094c2bf#zero_width_space", "Saudi \u200bArabia", ["Saudi Arabia"] * 5, 0.0, 0.5, 0.0, 0.5),
     # U+3000 is white space
-    ("572908c13f37b31900477fbe#ideographic_space", "Leukocytes\u3000(white\u3000blood\u3000cells)",
-     ["Leukocytes (white blood cells)", "white blood cells", "white blood cells"], 1.0, 1.0, 1.0, 1.0),
+    (
+        "572908c13f37b31900477fbe#ideographic_space",
+        "Leukocytes\u3000(white\u3000blood\u3000cells)",
+        ["Leukocytes (white blood cells)", "white blood cells", "white blood cells"],
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+    ),
     # curly quotes are not in string.punctuation; the em dash glues two words into one token
-    ("5726a784708984140094cd02#quotes_curly", "\u201cthe need for alliances\u201d",
-     ["the need for alliances", "need for alliances", "need for alliances."], 0.0, 0.5714285714285715, 0.0, 0.5714285714285715),
+    (
+        "5726a784708984140094cd02#quotes_curly",
+        "\u201cthe need for alliances\u201d",
+        ["the need for alliances", "need for alliances", "need for alliances."],
+        0.0,
+        0.5714285714285715,
+        0.0,
+        0.5714285714285715,
+    ),
     ("56beb2153aeaaa14008c9226#emdash_glued", "May\u201421, 2013", ["May 21, 2013", "May 21, 2013", "May 21, 2013,"], 0.0, 0.4, 0.0, 0.4),
     ("57114aceb654c5140001fc49#trail_period", "port.", ["port", "additional port", "an additional port"], 1.0, 1.0, 1.0, 1.0),
 ]
@@ -327,8 +341,10 @@ def test_squad_f1_of_any_text(pred, gold):
 def test_dureader_f1_properties(pred, gold):
     value = zh.f1(pred, gold)
     pt, gt = zh.tokenize_dureader(zh.normalize_dureader(pred)), zh.tokenize_dureader(zh.normalize_dureader(gold))
-    longest_run = max((j - i for i in range(len(pt)) for j in range(i + 1, len(pt) + 1)
-                       if any(gt[k : k + j - i] == pt[i:j] for k in range(len(gt)))), default=0)
+    longest_run = max(
+        (j - i for i in range(len(pt)) for j in range(i + 1, len(pt) + 1) if any(gt[k : k + j - i] == pt[i:j] for k in range(len(gt)))),
+        default=0,
+    )
     assert value == pytest.approx(_overlap_f1(longest_run, len(pt), len(gt)))
     assert value == pytest.approx(zh.f1(gold, pred))
     p, g = zh.normalize_dureader(pred), zh.normalize_dureader(gold)
@@ -337,9 +353,7 @@ def test_dureader_f1_properties(pred, gold):
         assert zh.exact_match(pred, gold) <= value
         assert (value == 1.0) == (p == g)
         lcs = zh.longest_common_substring(p, g)
-        assert lcs == max(
-            (j - i for i in range(len(p)) for j in range(i + 1, len(p) + 1) if p[i:j] in g), default=0
-        )
+        assert lcs == max((j - i for i in range(len(p)) for j in range(i + 1, len(p) + 1) if p[i:j] in g), default=0)
 
 
 @settings(max_examples=100, deadline=None)
@@ -372,11 +386,16 @@ def test_adversarial_variant_replaces_the_original():
     references = {"q1": ["Paris"], "q1-adv": ["Paris"], "q2": ["Rome"], "q2-adv": ["Rome"]}
     predictions = {"q1": "Lyon", "q1-adv": "Paris", "q2": "Rome", "q2-adv": "Milan"}
     out = _grouped(predictions, references)
-    assert out == pytest.approx({
-        "exact_match": 50.0, "f1": 50.0,  # all four questions, one by one
-        "orig_exact_match": 50.0, "orig_f1": 50.0,  # q1 wrong, q2 right
-        "adv_exact_match": 50.0, "adv_f1": 50.0,  # q1-adv right, q2-adv wrong
-    })
+    assert out == pytest.approx(
+        {
+            "exact_match": 50.0,
+            "f1": 50.0,  # all four questions, one by one
+            "orig_exact_match": 50.0,
+            "orig_f1": 50.0,  # q1 wrong, q2 right
+            "adv_exact_match": 50.0,
+            "adv_f1": 50.0,  # q1-adv right, q2-adv wrong
+        }
+    )
     assert adv.choose_adversaries(references, {"q1": (0.0, 0.0), "q1-adv": (1.0, 1.0)}) == {"q1": "q1-adv", "q2": None}
 
 
@@ -400,10 +419,16 @@ def test_adversarial_unanswered_variants_fall_back_to_the_original():
     references = {"q1": ["Paris"], "q1-a": ["Paris"], "q1-b": ["Paris"], "q2": ["Rome"], "q2-a": ["Rome"]}
     # q1: no variant answered -> the original (right) stands in; q2: nothing answered -> 0
     out = _grouped({"q1": "Paris"}, references)
-    assert out == pytest.approx({
-        "exact_match": 20.0, "f1": 20.0,
-        "orig_exact_match": 50.0, "orig_f1": 50.0, "adv_exact_match": 50.0, "adv_f1": 50.0,
-    })
+    assert out == pytest.approx(
+        {
+            "exact_match": 20.0,
+            "f1": 20.0,
+            "orig_exact_match": 50.0,
+            "orig_f1": 50.0,
+            "adv_exact_match": 50.0,
+            "adv_f1": 50.0,
+        }
+    )
     # one answered variant (wrong) beats the original, whatever the original scored
     out = _grouped({"q1": "Paris", "q1-b": "Lyon"}, references)
     assert (out["adv_exact_match"], out["orig_exact_match"]) == (0.0, 50.0)
@@ -414,17 +439,22 @@ def test_adversarial_group_without_its_original_in_the_file():
     # original contributes 0 (Jia & Liang's evaluator), its variant is the adversary
     references = {"q1": ["Paris"], "q1-a": ["Paris"], "q9-a": ["Oslo"]}
     out = _grouped({"q1": "Paris", "q1-a": "Paris", "q9-a": "Oslo"}, references)
-    assert out == pytest.approx({
-        "exact_match": 100.0, "f1": 100.0,
-        "orig_exact_match": 50.0, "orig_f1": 50.0, "adv_exact_match": 100.0, "adv_f1": 100.0,
-    })
+    assert out == pytest.approx(
+        {
+            "exact_match": 100.0,
+            "f1": 100.0,
+            "orig_exact_match": 50.0,
+            "orig_f1": 50.0,
+            "adv_exact_match": 100.0,
+            "adv_f1": 100.0,
+        }
+    )
     assert adv.grouped_scores([], {}) == {"orig_exact_match": 0.0, "orig_f1": 0.0, "adv_exact_match": 0.0, "adv_f1": 0.0}
 
 
 def test_adversarial_custom_id_rule_and_metric():
     references = {"q1": ["北京"], "q1#p1": ["北京"]}
-    out = _grouped({"q1": "北京", "q1#p1": "北 京"}, references, metric="dureader",
-                   original_of=lambda qid: adv.original_id(qid, sep="#"))
+    out = _grouped({"q1": "北京", "q1#p1": "北 京"}, references, metric="dureader", original_of=lambda qid: adv.original_id(qid, sep="#"))
     # dureader: "北 京" -> tokens 北, " ", 京 -> lcs 1: p 1/3, r 1/2 -> F1 0.4, EM 0
     assert out["adv_f1"] == pytest.approx(40.0) and out["adv_exact_match"] == 0.0
     assert out["orig_f1"] == 100.0

@@ -33,8 +33,12 @@ def squad_v2_file(path, rows) -> str:
     """A SQuAD v2.0 file: ``rows`` = (id, context, question, answer text or None for unanswerable)."""
     paragraphs = []
     for qid, context, question, answer in rows:
-        qa = {"id": qid, "question": question, "is_impossible": answer is None,
-              "answers": [] if answer is None else [{"text": answer, "answer_start": context.index(answer)}]}
+        qa = {
+            "id": qid,
+            "question": question,
+            "is_impossible": answer is None,
+            "answers": [] if answer is None else [{"text": answer, "answer_start": context.index(answer)}],
+        }
         paragraphs.append({"context": context, "qas": [qa]})
     path.write_text(json.dumps({"version": "v2.0", "data": [{"title": "t", "paragraphs": paragraphs}]}))
     return str(path)
@@ -95,11 +99,13 @@ def test_has_ans_no_ans_figures():
 
 
 def test_an_unanswerable_question_is_answered_empty_when_the_null_score_wins(tokenizer, tmp_path):
-    path = squad_v2_file(tmp_path / "dev-v2.0.json", [("has", LISBON, "Where did he move?", "Lisbon"),
-                                                      ("none", ROME, "Where did he move?", None)])
+    path = squad_v2_file(
+        tmp_path / "dev-v2.0.json", [("has", LISBON, "Where did he move?", "Lisbon"), ("none", ROME, "Where did he move?", None)]
+    )
     examples = load_examples(path)
-    task = resolve_span_task({"name": "span", "max_length": 64, "doc_stride": 16, "no_answer": "auto", "metric": "auto"},
-                             {"validation": examples})
+    task = resolve_span_task(
+        {"name": "span", "max_length": 64, "doc_stride": 16, "no_answer": "auto", "metric": "auto"}, {"validation": examples}
+    )
     assert task["no_answer"] is True and task["metric"] == "squad_v2"
     module = SpanQAModule(TINY, task)
     module.backbone = LisbonBackbone(tokenizer)
@@ -112,8 +118,14 @@ def test_an_unanswerable_question_is_answered_empty_when_the_null_score_wins(tok
     assert module.no_answer_threshold == -14.0  # the smallest difference that answers "has" and not "none" (8.0)
     final = module.final_records("test", "clean", records)
     assert final["none"]["pred"] == "" and final["none"]["span_pred"] != "" and final["has"]["pred"] == "Lisbon"
-    assert module.metrics_of(records) == {"em": 100.0, "f1": 100.0, "HasAns_em": 100.0, "HasAns_f1": 100.0,
-                                          "NoAns_em": 100.0, "NoAns_f1": 100.0}
+    assert module.metrics_of(records) == {
+        "em": 100.0,
+        "f1": 100.0,
+        "HasAns_em": 100.0,
+        "HasAns_f1": 100.0,
+        "NoAns_em": 100.0,
+        "NoAns_f1": 100.0,
+    }
     # without the no-answer rule the unanswerable question scores 0
     plain = SpanQAModule(TINY, {**task, "no_answer": False})
     plain.backbone = module.backbone
@@ -123,8 +135,9 @@ def test_an_unanswerable_question_is_answered_empty_when_the_null_score_wins(tok
 def test_squad_v1_data_keeps_plain_span_decoding(tokenizer, tmp_path):
     path = squad_v2_file(tmp_path / "dev-v1.1.json", [("has", LISBON, "Where did he move?", "Lisbon")])
     examples = load_examples(path)
-    task = resolve_span_task({"name": "span", "max_length": 64, "doc_stride": 16, "no_answer": "auto", "metric": "auto"},
-                             {"validation": examples})
+    task = resolve_span_task(
+        {"name": "span", "max_length": 64, "doc_stride": 16, "no_answer": "auto", "metric": "auto"}, {"validation": examples}
+    )
     assert task["no_answer"] is False and task["metric"] == "squad_v1"
     assert resolve_span_task({**task, "no_answer": True, "metric": "dureader"}, {})["metric"] == "dureader"
     module = SpanQAModule(TINY, task)
@@ -167,12 +180,14 @@ def v2_rows(prefix: str, n: int):
 
 
 def test_training_and_evaluation_tune_and_report_the_threshold(tmp_path):
-    from tests.helpers import make_cfg
     from robust_mrc.jobs.evaluate import evaluate
     from robust_mrc.training import train
+    from tests.helpers import make_cfg
 
-    files = {split: squad_v2_file(tmp_path / f"{split}-v2.0.json", v2_rows(split, n))
-             for split, n in (("train", 24), ("validation", 12), ("test", 9))}
+    files = {
+        split: squad_v2_file(tmp_path / f"{split}-v2.0.json", v2_rows(split, n))
+        for split, n in (("train", 24), ("validation", 12), ("test", 9))
+    }
     data = ["task=span", "data=squad_local", *(f"data.{k}={v}" for k, v in files.items()), "task.max_length=64", "task.doc_stride=16"]
     metrics = train(make_cfg(*data, "model=tiny", "trainer.max_epochs=1", "batch_size=8", f"output_dir={tmp_path / 'run'}"))
     for key in ("val/no_answer_threshold", "val/HasAns_f1", "val/NoAns_f1", "val/HasAns_em", "test/NoAns_f1"):
@@ -180,8 +195,16 @@ def test_training_and_evaluation_tune_and_report_the_threshold(tmp_path):
     saved = torch.load(metrics["ckpt_path"], weights_only=True)["no_answer_threshold"]
     assert saved == pytest.approx(metrics["val/no_answer_threshold"], abs=1e-6)  # logged as float32
 
-    result = evaluate(make_cfg(*data, f"ckpt_path={metrics['ckpt_path']}", "split=test", f"output_dir={tmp_path / 'eval'}",
-                               f"cache_dir={tmp_path / 'cache'}", config_name="eval"))
+    result = evaluate(
+        make_cfg(
+            *data,
+            f"ckpt_path={metrics['ckpt_path']}",
+            "split=test",
+            f"output_dir={tmp_path / 'eval'}",
+            f"cache_dir={tmp_path / 'cache'}",
+            config_name="eval",
+        )
+    )
     # tuned again on the validation split's predictions: the threshold and test scores of training
     assert result["no_answer_threshold"] == pytest.approx(metrics["val/no_answer_threshold"])
     assert result["test/f1"] == pytest.approx(metrics["test/f1"]) and result["test/NoAns_f1"] == pytest.approx(metrics["test/NoAns_f1"])
@@ -201,7 +224,10 @@ def test_bad_span_settings_name_their_key():
 
     with pytest.raises(ConfigError) as err:
         check_config(make_cfg("task=span", "task.no_answer=maybe", "task.max_windows=0", "task.metric=bleu"))
-    for part in ("task.no_answer='maybe': expected auto, true or false", "task.max_windows=0: expected an integer >= 1",
-                 "task.metric='bleu': expected one of auto"):
+    for part in (
+        "task.no_answer='maybe': expected auto, true or false",
+        "task.max_windows=0: expected an integer >= 1",
+        "task.metric='bleu': expected one of auto",
+    ):
         assert part in str(err.value)
     check_config(make_cfg("task=span", "task.no_answer=true", "task.metric=squad_v2", "task.max_windows=null"))

@@ -172,8 +172,16 @@ def test_the_same_epoch_under_0_and_2_workers(mc_splits):
     cfg = make_cfg("model=tiny", "attack=mix")
     dms = []
     for workers in (0, 2):
-        dm = QADataModule(cfg.task, cfg.data, tok, batch_size=8, num_workers=workers, seed=3, splits=mc_splits,
-                          attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True))
+        dm = QADataModule(
+            cfg.task,
+            cfg.data,
+            tok,
+            batch_size=8,
+            num_workers=workers,
+            seed=3,
+            splits=mc_splits,
+            attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True),
+        )
         dm.setup("fit")
         dms.append(dm)
     for epoch in (0, 1):
@@ -289,9 +297,20 @@ def test_every_attack_entry_builds_a_policy_for_its_tasks(entry, mc_splits, span
 
 def test_noise_amounts_experiment_sweeps_the_four_amounts(tmp_path):
     cmd = [
-        sys.executable, "train.py", "-m", "experiment=noise_amounts", "model=tiny", "data=synthetic_span", "trainer=cpu",
-        "trainer.precision=32-true", "data.n_train=32", "data.n_val=8", "data.n_test=8", "trainer.max_epochs=1",
-        "batch_size=16", f"hydra.sweep.dir={tmp_path}",
+        sys.executable,
+        "train.py",
+        "-m",
+        "experiment=noise_amounts",
+        "model=tiny",
+        "data=synthetic_span",
+        "trainer=cpu",
+        "trainer.precision=32-true",
+        "data.n_train=32",
+        "data.n_val=8",
+        "data.n_test=8",
+        "trainer.max_epochs=1",
+        "batch_size=16",
+        f"hydra.sweep.dir={tmp_path}",
     ]
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
     amounts = []
@@ -333,8 +352,9 @@ def test_length_grouping_keys_track_the_attacked_length(task, entry, mc_splits, 
 
     cfg = make_cfg("model=tiny", f"task={task}", f"attack={entry}", "attack.eval=[]")
     splits = mc_splits if task == "mc" else span_splits
-    dm = QADataModule(cfg.task, cfg.data, load_tokenizer(cfg.model), seed=1, splits=splits,
-                      attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True))
+    dm = QADataModule(
+        cfg.task, cfg.data, load_tokenizer(cfg.model), seed=1, splits=splits, attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True)
+    )
     dm.setup("fit")
     ds = dm.train_dataset(0)
     keys = dm.item_lengths(ds)

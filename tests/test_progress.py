@@ -13,8 +13,7 @@ from robust_mrc.runtime import progress_callbacks
 from robust_mrc.training import train
 from tests.helpers import make_cfg
 
-QUICK = ["model=tiny", "data.n_train=64", "data.n_val=16", "data.n_test=16", "trainer.max_epochs=2", "batch_size=16",
-         "eval_batch_size=8"]
+QUICK = ["model=tiny", "data.n_train=64", "data.n_val=16", "data.n_test=16", "trainer.max_epochs=2", "batch_size=16", "eval_batch_size=8"]
 TRAIN_LINE = re.compile(r"^\[train\] epoch (\d+)/2 step (\d+)/8 loss \d+\.\d{4} items/s \d+\.\d ETA \d+:\d\d:\d\d$")
 EVAL_LINE = re.compile(r"^\[(validate|test|predict)\] batch (\d+)/(\d+) items/s \d+\.\d ETA \d+:\d\d:\d\d$")
 
@@ -35,8 +34,16 @@ def test_training_and_evaluation_print_progress_lines_into_a_log(tmp_path, capsy
     # validation after each epoch and once more for the best checkpoint, then the test: 2 batches of 8 each (the last batch printed)
     assert evals == [("validate", "2", "2")] * 3 + [("test", "2", "2")]
 
-    evaluate(make_cfg(f"ckpt_path={metrics['ckpt_path']}", *QUICK[1:4], "eval_batch_size=4", "progress_every=2",
-                      f"output_dir={tmp_path / 'eval'}", config_name="eval"))
+    evaluate(
+        make_cfg(
+            f"ckpt_path={metrics['ckpt_path']}",
+            *QUICK[1:4],
+            "eval_batch_size=4",
+            "progress_every=2",
+            f"output_dir={tmp_path / 'eval'}",
+            config_name="eval",
+        )
+    )
     lines = [m.groups() for m in map(EVAL_LINE.match, capsys.readouterr().out.splitlines()) if m]
     assert lines == [("predict", "2", "4"), ("predict", "4", "4")]
 

@@ -23,8 +23,13 @@ ARTICLE = "Tom has a red ball. He plays with it every day."
 
 
 def race_row(example_id="middle1.txt", answer="B", options=("a", "b", "c", "d"), **extra):
-    row = {"example_id": example_id, "article": ARTICLE, "question": "What does Tom have?",
-           "options": options if isinstance(options, str) else list(options), "answer": answer}
+    row = {
+        "example_id": example_id,
+        "article": ARTICLE,
+        "question": "What does Tom have?",
+        "options": options if isinstance(options, str) else list(options),
+        "answer": answer,
+    }
     row.update(extra)
     return row
 
@@ -41,10 +46,13 @@ def write_json(path: Path, obj) -> Path:
 
 
 def passage(pid="high1.txt", n=2, **overrides):
-    p = {"id": pid, "article": ARTICLE,
-         "questions": [f"question {i}?" for i in range(n)],
-         "options": [["w", "x", "y", "z"] for _ in range(n)],
-         "answers": ["ABCD"[i % 4] for i in range(n)]}
+    p = {
+        "id": pid,
+        "article": ARTICLE,
+        "questions": [f"question {i}?" for i in range(n)],
+        "options": [["w", "x", "y", "z"] for _ in range(n)],
+        "answers": ["ABCD"[i % 4] for i in range(n)],
+    }
     p.update(overrides)
     return p
 
@@ -80,10 +88,15 @@ def assert_error(excinfo, path: Path, *parts: str):
 
 
 def test_race_jsonl_good(tmp_path):
-    path = write_jsonl(tmp_path / "dev.jsonl", [
-        race_row("m1.txt", "A"), race_row("m1.txt", "D"), race_row("m2.txt", "C", ("p", "q", "r")),
-        race_row("m1.txt", "b"),
-    ])
+    path = write_jsonl(
+        tmp_path / "dev.jsonl",
+        [
+            race_row("m1.txt", "A"),
+            race_row("m1.txt", "D"),
+            race_row("m2.txt", "C", ("p", "q", "r")),
+            race_row("m1.txt", "b"),
+        ],
+    )
     examples = load_examples(path)
     assert isinstance(examples, ExampleList) and isinstance(examples, list)
     assert examples.format == "race_jsonl" and examples.source == str(path)
@@ -143,9 +156,15 @@ def test_race_jsonl_invalid_json_line_and_missing_id(tmp_path):
 
 
 def test_race_jsonl_not_strict_skips_and_reports(tmp_path, caplog):
-    rows = [race_row("ok1.txt"), race_row("b1", answer="E"), "not json", race_row("b2", answer="F"),
-            race_row("b3", options=("x",), answer="A"), race_row("ok2.txt"),
-            {k: v for k, v in race_row("b4").items() if k != "question"}]
+    rows = [
+        race_row("ok1.txt"),
+        race_row("b1", answer="E"),
+        "not json",
+        race_row("b2", answer="F"),
+        race_row("b3", options=("x",), answer="A"),
+        race_row("ok2.txt"),
+        {k: v for k, v in race_row("b4").items() if k != "question"},
+    ]
     path = write_jsonl(tmp_path / "dev.jsonl", rows)
     with caplog.at_level(logging.WARNING):
         examples = load_examples(path, strict=False)
@@ -181,8 +200,7 @@ def test_race_original_directory(tmp_path):
     (root / "README.md").write_text("not a passage")
     examples = load_examples(tmp_path / "RACE")
     assert examples.format == "race_original"
-    assert [e.id for e in examples] == ["high5.txt-0", "high5.txt-1", "middle1.txt-0", "middle1.txt-1",
-                                        "middle1.txt-2", "middle2.txt-0"]
+    assert [e.id for e in examples] == ["high5.txt-0", "high5.txt-1", "middle1.txt-0", "middle1.txt-1", "middle1.txt-2", "middle2.txt-0"]
     assert [e.label for e in examples] == [1, 2, 0, 1, 2, 0]
     assert examples[1].options == ("a", "b", "c")
     assert examples[2].question == "question 0?"
@@ -223,14 +241,17 @@ def test_race_original_single_file_and_passage(tmp_path):
     assert [e.id for e in load_examples(single)] == ["high9.txt-0", "high9.txt-1"]
 
 
-@pytest.mark.parametrize("bad, record, reason", [
-    ({"answers": ["A", "B", "Z"]}, "data[1] (id high123.txt) question 2", "answer out of range:"),
-    ({"options": [["a", "b"], ["a"], ["a", "b"]]}, "data[1] (id high123.txt) question 1", "bad option count:"),
-    ({"questions": ["q", 5, "q"]}, "data[1] (id high123.txt) question 1", "wrong type:"),
-    ({"answers": ["A", "B"]}, "data[1] (id high123.txt)", "length mismatch:"),
-    ({"article": None}, "data[1] (id high123.txt)", "wrong type:"),
-    ({"id": None}, "data[1]", "wrong type:"),
-])
+@pytest.mark.parametrize(
+    "bad, record, reason",
+    [
+        ({"answers": ["A", "B", "Z"]}, "data[1] (id high123.txt) question 2", "answer out of range:"),
+        ({"options": [["a", "b"], ["a"], ["a", "b"]]}, "data[1] (id high123.txt) question 1", "bad option count:"),
+        ({"questions": ["q", 5, "q"]}, "data[1] (id high123.txt) question 1", "wrong type:"),
+        ({"answers": ["A", "B"]}, "data[1] (id high123.txt)", "length mismatch:"),
+        ({"article": None}, "data[1] (id high123.txt)", "wrong type:"),
+        ({"id": None}, "data[1]", "wrong type:"),
+    ],
+)
 def test_race_original_bad_records(tmp_path, bad, record, reason):
     data = {"data": [passage("ok", 1), passage("high123.txt", 3, **bad)]}
     path = write_json(tmp_path / "race.json", data)
@@ -265,14 +286,17 @@ def test_dream_good(tmp_path):
     assert examples[0].options == ("Fine.", "Bad.", "So-so.")
 
 
-@pytest.mark.parametrize("mutate, record, reason", [
-    (lambda d: d[1][1].update(answer="Great."), "[1] (id 7-7) question 1", "answer not among choices:"),
-    (lambda d: d[1][1].update(choice=["Bad.", "Bad.", "x"]), "[1] (id 7-7) question 1", "ambiguous answer:"),
-    (lambda d: d[1][0].update(choice=["Bad."]), "[1] (id 7-7) question 0", "bad option count:"),
-    (lambda d: d[1][0].pop("question"), "[1] (id 7-7) question 0", "missing field: 'question'"),
-    (lambda d: d[0].append(3), "[1] (id 7-7)", "wrong type: turns[2]"),
-    (lambda d: d.append("extra"), "[1]", "wrong type: expected [turns, questions, id]"),
-])
+@pytest.mark.parametrize(
+    "mutate, record, reason",
+    [
+        (lambda d: d[1][1].update(answer="Great."), "[1] (id 7-7) question 1", "answer not among choices:"),
+        (lambda d: d[1][1].update(choice=["Bad.", "Bad.", "x"]), "[1] (id 7-7) question 1", "ambiguous answer:"),
+        (lambda d: d[1][0].update(choice=["Bad."]), "[1] (id 7-7) question 0", "bad option count:"),
+        (lambda d: d[1][0].pop("question"), "[1] (id 7-7) question 0", "missing field: 'question'"),
+        (lambda d: d[0].append(3), "[1] (id 7-7)", "wrong type: turns[2]"),
+        (lambda d: d.append("extra"), "[1]", "wrong type: expected [turns, questions, id]"),
+    ],
+)
 def test_dream_bad_records(tmp_path, mutate, record, reason):
     bad = dialogue("7-7", 2)
     mutate(bad)
@@ -289,9 +313,14 @@ def test_dream_bad_records(tmp_path, mutate, record, reason):
 
 
 def test_squad_good_v1_and_dedup(tmp_path):
-    qas = [qa("q1", "cat", 4), {"id": "q2", "question": "Colour of the mat?",
-                               "answers": [{"text": "red", "answer_start": 55}, {"text": "red", "answer_start": 55},
-                                           {"text": "was red", "answer_start": 51}]}]
+    qas = [
+        qa("q1", "cat", 4),
+        {
+            "id": "q2",
+            "question": "Colour of the mat?",
+            "answers": [{"text": "red", "answer_start": 55}, {"text": "red", "answer_start": 55}, {"text": "was red", "answer_start": 51}],
+        },
+    ]
     path = write_json(tmp_path / "dev-v1.1.json", squad_file(qas))
     examples = load_examples(path)
     assert examples.format == "squad"
@@ -302,8 +331,10 @@ def test_squad_good_v1_and_dedup(tmp_path):
 
 
 def test_squad_v2_impossible(tmp_path):
-    qas = [qa("q1"), {"id": "q2", "question": "Dog?", "answers": [], "is_impossible": True,
-                      "plausible_answers": [{"text": "cat", "answer_start": 4}]}]
+    qas = [
+        qa("q1"),
+        {"id": "q2", "question": "Dog?", "answers": [], "is_impossible": True, "plausible_answers": [{"text": "cat", "answer_start": 4}]},
+    ]
     examples = load_examples(write_json(tmp_path / "v2.json", squad_file(qas, version="v2.0")))
     assert examples[1].answers == () and examples[1].is_impossible
     assert not examples[0].is_impossible
@@ -316,22 +347,33 @@ def test_offset_recovery(tmp_path):
     assert locate(CONTEXT, "cat", 100) == 28
     assert locate(CONTEXT, "mat", 0) == 19
     assert locate(CONTEXT, "dog", 3) == -1
-    qas = [qa("q1", "cat", -1), qa("q2", "cat", 30), qa("q3", "mat", 999),
-           {"id": "q4", "question": "?", "answers": [{"text": " black "}]},
-           {"id": "q5", "question": "?", "answers": [{"text": "red", "answer_start": -1}, {"text": "", "answer_start": -1}]}]
+    qas = [
+        qa("q1", "cat", -1),
+        qa("q2", "cat", 30),
+        qa("q3", "mat", 999),
+        {"id": "q4", "question": "?", "answers": [{"text": " black "}]},
+        {"id": "q5", "question": "?", "answers": [{"text": "red", "answer_start": -1}, {"text": "", "answer_start": -1}]},
+    ]
     examples = load_examples(write_json(tmp_path / "dureader.json", squad_file(qas)))
     assert [e.answers for e in examples] == [
-        (Answer("cat", 4),), (Answer("cat", 28),), (Answer("mat", 47),), (Answer("black", 36),), (Answer("red", 55),),
+        (Answer("cat", 4),),
+        (Answer("cat", 28),),
+        (Answer("mat", 47),),
+        (Answer("black", 36),),
+        (Answer("red", 55),),
     ]
 
 
-@pytest.mark.parametrize("bad, reason", [
-    (qa("bad5", "dog", 3), "answer not in context:"),
-    (qa("bad5", "cat", "4"), "wrong type:"),
-    ({"id": "bad5", "question": "?", "answers": "cat"}, "wrong type:"),
-    ({"id": "bad5", "answers": []}, "missing field: 'question'"),
-    ({"id": "bad5", "question": "?", "answers": [{"text": ""}]}, "empty answer:"),
-])
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        (qa("bad5", "dog", 3), "answer not in context:"),
+        (qa("bad5", "cat", "4"), "wrong type:"),
+        ({"id": "bad5", "question": "?", "answers": "cat"}, "wrong type:"),
+        ({"id": "bad5", "answers": []}, "missing field: 'question'"),
+        ({"id": "bad5", "question": "?", "answers": [{"text": ""}]}, "empty answer:"),
+    ],
+)
 def test_squad_bad_records(tmp_path, bad, reason):
     qas = [qa(f"ok{i}") for i in range(5)] + [bad]
     path = write_json(tmp_path / "squad.json", squad_file(qas))
@@ -391,8 +433,13 @@ def test_file_level_errors(tmp_path):
     with pytest.raises(DataFormatError) as excinfo:
         load_examples(latin)
     assert_error(excinfo, latin, "not UTF-8 text:")
-    for name, obj in [("obj.json", {"foo": 1}), ("list.json", [1, 2]), ("num.json", 3),
-                      ("data.json", {"data": [{"foo": 1}]}), ("notes.json", "# notes")]:
+    for name, obj in [
+        ("obj.json", {"foo": 1}),
+        ("list.json", [1, 2]),
+        ("num.json", 3),
+        ("data.json", {"data": [{"foo": 1}]}),
+        ("notes.json", "# notes"),
+    ]:
         path = write_json(tmp_path / name, obj)
         with pytest.raises(DataFormatError) as excinfo:
             load_examples(path)
@@ -462,12 +509,11 @@ def test_hub_connection_errors_are_translated(monkeypatch):
 def test_hub_rows_convert_like_local_files(monkeypatch, tmp_path):
     import datasets
 
-    race_rows = [race_row("m1.txt", "A"), race_row("m1.txt", "C"), race_row("m2.txt", "B"),
-                 race_row("m3.txt", "E")]
-    squad_rows = [{"id": "q1", "title": "Cats", "context": CONTEXT, "question": "Who?",
-                   "answers": {"text": ["cat", "cat"], "answer_start": [4, 4]}},
-                  {"id": "q2", "title": "Cats", "context": CONTEXT, "question": "Dog?",
-                   "answers": {"text": [], "answer_start": []}}]
+    race_rows = [race_row("m1.txt", "A"), race_row("m1.txt", "C"), race_row("m2.txt", "B"), race_row("m3.txt", "E")]
+    squad_rows = [
+        {"id": "q1", "title": "Cats", "context": CONTEXT, "question": "Who?", "answers": {"text": ["cat", "cat"], "answer_start": [4, 4]}},
+        {"id": "q2", "title": "Cats", "context": CONTEXT, "question": "Dog?", "answers": {"text": [], "answer_start": []}},
+    ]
     calls = []
 
     def fake(name, subset=None, split=None):
@@ -494,18 +540,21 @@ def mc(ex_id, passage=ARTICLE, options=("a", "b", "c", "d"), label=0, question="
 
 
 MC_EXAMPLES = [
-    mc("high1.txt-0", label=2), mc("high1.txt-1", options=("yes", "no"), label=1),
+    mc("high1.txt-0", label=2),
+    mc("high1.txt-1", options=("yes", "no"), label=1),
     mc("high1.txt-2", options=("x", "y", "z", "w", "v"), label=4),
     mc("two-0", passage="Line one.\nLine two.", options=("p", "q", "r")),
     mc("odd id", passage="Another one.", label=3),
-    mc("gap-3", passage="Gap passage."), mc("gap-7", passage="Gap passage.", label=1),
+    mc("gap-3", passage="Gap passage."),
+    mc("gap-7", passage="Gap passage.", label=1),
     mc("high1.txt-9", passage="Attacked copy of the passage.", label=1),
     mc("ünïcode-0", passage="Ça va? 你好。", options=("oui", "non"), label=0),
 ]
 
 
-@pytest.mark.parametrize("fmt, name", [("race_jsonl", "out.jsonl"), ("race_original", "out.json"),
-                                       ("dream", "dream.json"), ("race_jsonl", "out.jsonl.gz")])
+@pytest.mark.parametrize(
+    "fmt, name", [("race_jsonl", "out.jsonl"), ("race_original", "out.json"), ("dream", "dream.json"), ("race_jsonl", "out.jsonl.gz")]
+)
 def test_mc_round_trip(tmp_path, fmt, name):
     path = tmp_path / "sub" / name
     write_examples(MC_EXAMPLES, path, fmt)
@@ -608,14 +657,13 @@ def test_real_squad_dev(shared_data):
 def test_real_dureader_offsets_recovered(shared_data):
     path = shared_data / "dureader_robust" / "dev.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
-    assert all(a["answer_start"] == -1 for art in raw["data"] for p in art["paragraphs"]
-               for q in p["qas"] for a in q["answers"])
+    assert all(a["answer_start"] == -1 for art in raw["data"] for p in art["paragraphs"] for q in p["qas"] for a in q["answers"])
     examples = load_examples(path)
     assert len(examples) == 1417 and examples.skipped.total == 0
     for e in examples:
         assert e.answers
         for a in e.answers:
-            assert a.start >= 0 and e.context[a.start:a.end] == a.text
+            assert a.start >= 0 and e.context[a.start : a.end] == a.text
 
 
 def test_real_squad_train_gz(shared_data):

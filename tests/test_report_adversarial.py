@@ -23,8 +23,7 @@ CLEAN = {"a": rec("Denver Broncos"), "b": rec("Panthers"), "c": rec("Denver Bron
 
 
 def entry(records, order=None):
-    return set_entry(records, CLEAN, metrics_of=metrics_of, primary="f1", task="span", adversarial=True,
-                     order=order or list(records))
+    return set_entry(records, CLEAN, metrics_of=metrics_of, primary="f1", task="span", adversarial=True, order=order or list(records))
 
 
 def test_original_wrong_and_variant_right_counts_the_variant():
@@ -50,8 +49,11 @@ def test_unanswered_variants_fall_back_to_the_original():
 
 
 def test_the_attack_average_row_has_no_empty_cells():
-    sets = {"clean": {"n": 3, "em": 66.7, "f1": 70.0}, "x": {"n": 3, "em": 30.0, "f1": 40.0, "drop": 0.43, "abs_drop": 30.0, "flip": 0.5},
-            "y": {"n": 3, "em": 10.0, "f1": 20.0, "drop": 0.71, "abs_drop": 50.0, "flip": 0.7}}
+    sets = {
+        "clean": {"n": 3, "em": 66.7, "f1": 70.0},
+        "x": {"n": 3, "em": 30.0, "f1": 40.0, "drop": 0.43, "abs_drop": 30.0, "flip": 0.5},
+        "y": {"n": 3, "em": 10.0, "f1": 20.0, "drop": 0.71, "abs_drop": 50.0, "flip": 0.7},
+    }
     report = {"task": "span", "primary": "f1", "models": {"m": {"sets": sets, **model_summary(sets, "f1")}}}
     avg = [r for r in report_rows(report) if r["set"] == "attack avg"][0]
     assert avg["em"] == pytest.approx(20.0) and avg["f1"] == pytest.approx(30.0) and avg["flip"] == pytest.approx(0.6)

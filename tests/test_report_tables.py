@@ -26,36 +26,86 @@ def mc_metrics(records):
 
 def mc_report(diagnostics=None) -> dict:
     clean, attacked = mc_records(40, 30), mc_records(40, 12, seed=1)
-    sets = {"clean": set_entry(clean, None, metrics_of=mc_metrics, primary="acc", task="mc"),
-            "addsent": set_entry(attacked, clean, metrics_of=mc_metrics, primary="acc", task="mc")}
-    return {"task": "mc", "suite": "advrace", "split": "test", "primary": "acc", "notes": [],
-            "models": {"best": {"sets": sets, **model_summary(sets, "acc")}}, "diagnostics": diagnostics or {}}
+    sets = {
+        "clean": set_entry(clean, None, metrics_of=mc_metrics, primary="acc", task="mc"),
+        "addsent": set_entry(attacked, clean, metrics_of=mc_metrics, primary="acc", task="mc"),
+    }
+    return {
+        "task": "mc",
+        "suite": "advrace",
+        "split": "test",
+        "primary": "acc",
+        "notes": [],
+        "models": {"best": {"sets": sets, **model_summary(sets, "acc")}},
+        "diagnostics": diagnostics or {},
+    }
 
 
 DIAGNOSTICS = {
-    "confidence": {"best": {"n": 40, "mean_confidence": 0.71, "accuracy": 0.75, "high_confidence_error_rate": 0.2, "threshold": 0.9,
-                            "ece": 0.0412, "plot": "reliability_best.png",
-                            "bins": [{"lo": 0.6, "hi": 0.7, "count": 0, "mean_conf": None, "accuracy": None},
-                                     {"lo": 0.7, "hi": 0.8, "count": 40, "mean_conf": 0.71, "accuracy": 0.75}]}},
-    "error_analysis": {"best": {
-        "by_question_type": {"what": {"n": 30, "acc": 0.8}, "why": {"n": 10, "acc": 0.6}},
-        "by_answer_length": {"<=1": {"n": 40, "acc": 0.75}}, "by_context_length": {"101-200": {"n": 40, "acc": 0.75}},
-        "error_predictor": {"status": "too_few", "n": 40, "n_errors": 10, "folds": 0, "f1": None, "f1_std": None, "accuracy": None,
-                            "baseline_f1": 0.0, "baseline_accuracy": 0.75, "majority": "correct", "top_features": [],
-                            "warning": "error predictor: too few"}}},
+    "confidence": {
+        "best": {
+            "n": 40,
+            "mean_confidence": 0.71,
+            "accuracy": 0.75,
+            "high_confidence_error_rate": 0.2,
+            "threshold": 0.9,
+            "ece": 0.0412,
+            "plot": "reliability_best.png",
+            "bins": [
+                {"lo": 0.6, "hi": 0.7, "count": 0, "mean_conf": None, "accuracy": None},
+                {"lo": 0.7, "hi": 0.8, "count": 40, "mean_conf": 0.71, "accuracy": 0.75},
+            ],
+        }
+    },
+    "error_analysis": {
+        "best": {
+            "by_question_type": {"what": {"n": 30, "acc": 0.8}, "why": {"n": 10, "acc": 0.6}},
+            "by_answer_length": {"<=1": {"n": 40, "acc": 0.75}},
+            "by_context_length": {"101-200": {"n": 40, "acc": 0.75}},
+            "error_predictor": {
+                "status": "too_few",
+                "n": 40,
+                "n_errors": 10,
+                "folds": 0,
+                "f1": None,
+                "f1_std": None,
+                "accuracy": None,
+                "baseline_f1": 0.0,
+                "baseline_accuracy": 0.75,
+                "majority": "correct",
+                "top_features": [],
+                "warning": "error predictor: too few",
+            },
+        }
+    },
     "pq_remove": {"best": {"options_only": False, "note": "PQ-remove needs an options-only model"}},
     "dpr": {"note": "no set marked dpr: true"},
-    "magnet_screen": {"model": "best", "questions": 6, "pool": 12, "pairs": 72, "seconds": 0.4, "pairs_per_s": 180.0,
-                      "mean_T": float("nan"), "top": [{"option": "All of the above | none", "T": 0.5}, {"option": "x", "T": float("nan")}],
-                      "files": ["magnet_pool.txt"]},
+    "magnet_screen": {
+        "model": "best",
+        "questions": 6,
+        "pool": 12,
+        "pairs": 72,
+        "seconds": 0.4,
+        "pairs_per_s": 180.0,
+        "mean_T": float("nan"),
+        "top": [{"option": "All of the above | none", "T": 0.5}, {"option": "x", "T": float("nan")}],
+        "files": ["magnet_pool.txt"],
+    },
 }
 
 
 def test_report_md_shows_the_diagnostics_as_tables():
     text = markdown(mc_report(DIAGNOSTICS))
     assert "```json" not in text and '"bins"' not in text  # no JSON dump
-    for title in ("### Confidence and calibration", "Reliability bins of `best`", "### Error analysis", "Error predictor",
-                  "### PQ-remove", "### Different-prediction ratio", "### Magnet screening"):
+    for title in (
+        "### Confidence and calibration",
+        "Reliability bins of `best`",
+        "### Error analysis",
+        "Error predictor",
+        "### PQ-remove",
+        "### Different-prediction ratio",
+        "### Magnet screening",
+    ):
         assert title in text, title
     assert "| best  | 40 | 0.7100          | 0.7500   |" in text  # the confidence row
     assert "| 0.7-0.8    | 40    |" in text and "0.6-0.7" not in text  # non-empty bins only
@@ -99,8 +149,11 @@ def test_bootstrap_interval_contains_the_mean_and_shrinks_with_more_questions():
 def test_span_question_scores_average_to_the_reported_f1():
     from robust_mrc.metrics import get_span_metric
 
-    records = {"a": {"pred": "Denver Broncos", "golds": ["Denver Broncos"]}, "b": {"pred": "the Broncos", "golds": ["Denver Broncos"]},
-               "c": {"pred": "Panthers", "golds": ["Denver Broncos", "Carolina"]}}
+    records = {
+        "a": {"pred": "Denver Broncos", "golds": ["Denver Broncos"]},
+        "b": {"pred": "the Broncos", "golds": ["Denver Broncos"]},
+        "c": {"pred": "Panthers", "golds": ["Denver Broncos", "Carolina"]},
+    }
     reported = get_span_metric("squad_v1")({k: r["pred"] for k, r in records.items()}, {k: r["golds"] for k, r in records.items()})
     assert sum(question_scores(records, "f1")) / 3 == pytest.approx(reported["f1"])
     assert sum(question_scores(records, "em")) / 3 == pytest.approx(reported["exact_match"])

@@ -50,8 +50,12 @@ def test_compare_reads_evaluation_reports_named_by_the_training_policy(tmp_path)
         ev = tmp_path / f"eval_{attack}_{seed}"
         ev.mkdir()
         sets = {"clean": {"n": 10, "f1": clean, "ci95": {"f1": [clean - 5, clean + 5]}}, "addsent": {"n": 10, "f1": adv, "drop": 0.1}}
-        report = {"task": "span", "split": "validation", "primary": "f1",
-                  "models": {"m": {"ckpt": str(run / "checkpoints" / "best.ckpt"), "sets": sets}}}
+        report = {
+            "task": "span",
+            "split": "validation",
+            "primary": "f1",
+            "models": {"m": {"ckpt": str(run / "checkpoints" / "best.ckpt"), "sets": sets}},
+        }
         (ev / "report.json").write_text(json.dumps(report))
         dirs.append(str(ev))
     table = main([*dirs])

@@ -34,7 +34,11 @@ def digest(examples) -> str:
 def datamodule(*overrides: str) -> QADataModule:
     cfg = make_cfg("data.n_train=48", "data.n_val=16", "data.n_test=16", *overrides)
     dm = QADataModule(
-        cfg.task, cfg.data, load_tokenizer(cfg.model), seed=int(cfg.seed), group_by_length=False,
+        cfg.task,
+        cfg.data,
+        load_tokenizer(cfg.model),
+        seed=int(cfg.seed),
+        group_by_length=False,
         attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True),
     )
     dm.setup("fit")
@@ -49,51 +53,42 @@ def epoch_digest(dm: QADataModule, epoch: int) -> str:
 
 # (overrides) -> {epoch 0 items, epoch 1 items, validation sets}
 RECORDED = {
-    ('attack=mix',): {
+    ("attack=mix",): {
         "epoch0": "53535adf6ca69662/distractor_generation:attacked,distractor_generation:attacked,distractor_generation:attacked",
         "epoch1": "739a5f7b1d4bac2b/distractor_generation:attacked,distractor_generation:attacked,distractor_generation:attacked",
         "validation": {
-                "clean": "ead6a9f8f4b5acd4",
-                "addsent": "1cc931d7c0f6e198",
-                "charswap": "4096483cc4524d2b",
-                "distractor_extraction": "0b31e4b4906b474b",
-                "distractor_generation": "322915d81a4e05e8"
-        }
+            "clean": "ead6a9f8f4b5acd4",
+            "addsent": "1cc931d7c0f6e198",
+            "charswap": "4096483cc4524d2b",
+            "distractor_extraction": "0b31e4b4906b474b",
+            "distractor_generation": "322915d81a4e05e8",
+        },
     },
-    ('task=span', 'attack=mix'): {
+    ("task=span", "attack=mix"): {
         "epoch0": "2ce1dfdcb0712680/word_noise:attacked,word_noise:attacked,word_noise:attacked",
         "epoch1": "7f726355cd0a9f6f/word_noise:attacked,word_noise:attacked,word_noise:attacked",
         "validation": {
-                "clean": "8cacb5f9a33c349b",
-                "addsent": "bba780d2ea5c1357",
-                "addsentmod": "6a81c437046297c4",
-                "char_noise": "619abaa940398948",
-                "word_noise": "1ccc029706534caa"
-        }
+            "clean": "8cacb5f9a33c349b",
+            "addsent": "bba780d2ea5c1357",
+            "addsentmod": "6a81c437046297c4",
+            "char_noise": "619abaa940398948",
+            "word_noise": "1ccc029706534caa",
+        },
     },
-    ('attack=augmented_option',): {
+    ("attack=augmented_option",): {
         "epoch0": "d8296cedb80eeeb5/extra_option:attacked,extra_option:attacked,extra_option:attacked",
         "epoch1": "18411b3490ee9511/extra_option:attacked,extra_option:attacked,extra_option:attacked",
-        "validation": {
-                "clean": "ead6a9f8f4b5acd4",
-                "magnet": "fec79c094398f5dc"
-        }
+        "validation": {"clean": "ead6a9f8f4b5acd4", "magnet": "fec79c094398f5dc"},
     },
-    ('task=span', 'attack=amount', 'attack.amount=half'): {
+    ("task=span", "attack=amount", "attack.amount=half"): {
         "epoch0": "c88192a698d1bc6a/clean:clean,clean:clean,char_noise:attacked",
         "epoch1": "54fd175ff90b4d61/char_noise:attacked,char_noise:attacked,clean:clean",
-        "validation": {
-                "clean": "8cacb5f9a33c349b",
-                "char_noise": "619abaa940398948"
-        }
+        "validation": {"clean": "8cacb5f9a33c349b", "char_noise": "619abaa940398948"},
     },
-    ('attack=magnet',): {
+    ("attack=magnet",): {
         "epoch0": "2aa744cece0e9b83/magnet:attacked,magnet:attacked,magnet:attacked",
         "epoch1": "3759454d9c184d3a/magnet:attacked,magnet:attacked,magnet:attacked",
-        "validation": {
-                "clean": "ead6a9f8f4b5acd4",
-                "magnet": "fec79c094398f5dc"
-        }
+        "validation": {"clean": "ead6a9f8f4b5acd4", "magnet": "fec79c094398f5dc"},
     },
 }
 
@@ -117,7 +112,7 @@ SUITES = {
         "distractor_extraction": "17de5e5f7cc4c9dc",
         "distractor_generation": "226998fd3ad2680b",
         "diagnosis": "01429a83557f5cb2",
-        "magnet": "08db2a6d107d0dbe"
+        "magnet": "08db2a6d107d0dbe",
     },
     "squad": {
         "clean": "de85df4229686d4f",
@@ -126,8 +121,8 @@ SUITES = {
         "addsentmod": "fd72fa1e94ceac47",
         "addcommon": "7aff88f032df6188",
         "char_noise": "3ecab2fefa062880",
-        "word_noise": "7972be45bddd962a"
-    }
+        "word_noise": "7972be45bddd962a",
+    },
 }
 
 

@@ -46,9 +46,15 @@ def run_main(capsys, *args: str) -> tuple[int, dict | None, str]:
 def test_end_to_end_squad_v1(tmp_path):
     # golds that are only punctuation or empty are legal in the data file (the readers of the
     # project would refuse them: no offsets here)
-    data = squad_file(tmp_path / "dev.json", [
-        qa("q1", "Denver Broncos", "Broncos"), qa("q2", "Paris"), qa("q3", "."), qa("q4", "Oslo"),
-    ])
+    data = squad_file(
+        tmp_path / "dev.json",
+        [
+            qa("q1", "Denver Broncos", "Broncos"),
+            qa("q2", "Paris"),
+            qa("q3", "."),
+            qa("q4", "Oslo"),
+        ],
+    )
     preds = write_json(tmp_path / "preds.json", {"q1": "the Denver Broncos", "q2": "Lyon", "q3": ",", "q9": "extra"})
     done = run_module(str(data), str(preds))
     assert done.returncode == 0, done.stderr
@@ -82,17 +88,30 @@ def test_dureader_metric_and_gzip(tmp_path, capsys):
 
 
 def test_adversarial_flag(tmp_path, capsys):
-    data = squad_file(tmp_path / "addsent.json", [
-        qa("q1", "Paris"), qa("q1-turk0", "Paris"), qa("q1-turk1", "Paris"), qa("q2", "Rome"), qa("q2-turk0", "Rome"),
-    ])
+    data = squad_file(
+        tmp_path / "addsent.json",
+        [
+            qa("q1", "Paris"),
+            qa("q1-turk0", "Paris"),
+            qa("q1-turk1", "Paris"),
+            qa("q2", "Rome"),
+            qa("q2-turk0", "Rome"),
+        ],
+    )
     # q1 right, one variant fooled; q2 wrong, its variant right (adv uses the variant)
     preds = write_json(tmp_path / "p.json", {"q1": "Paris", "q1-turk0": "Lyon", "q1-turk1": "Paris", "q2": "Milan", "q2-turk0": "Rome"})
     code, out, _ = run_main(capsys, data, preds, "--adversarial")
     assert code == 0
-    assert out == pytest.approx({
-        "exact_match": 60.0, "f1": 60.0,
-        "orig_exact_match": 50.0, "orig_f1": 50.0, "adv_exact_match": 50.0, "adv_f1": 50.0,
-    })
+    assert out == pytest.approx(
+        {
+            "exact_match": 60.0,
+            "f1": 60.0,
+            "orig_exact_match": 50.0,
+            "orig_f1": 50.0,
+            "adv_exact_match": 50.0,
+            "adv_f1": 50.0,
+        }
+    )
     assert list(out) == ["exact_match", "f1", "orig_exact_match", "orig_f1", "adv_exact_match", "adv_f1"]
 
 
@@ -102,10 +121,16 @@ def test_adversarial_flag(tmp_path, capsys):
         (None, '{"q": "x"}', "data file .*dev.json: no such file"),
         ('{"data": [', '{"q": "x"}', "data file .*: not valid JSON"),
         ('{"version": "1.1"}', '{"q": "x"}', 'top level: no "data" list'),
-        ('{"data": [{"paragraphs": [{"qas": [{"id": "q", "answers": [{"txt": "x"}]}]}]}]}', '{"q": "x"}',
-         r"data\[0\]\.paragraphs\[0\]\.qas\[0\] \(id q\): \"answers\""),
-        ('{"data": [{"paragraphs": [{"qas": [{"id": "q", "answers": []}, {"id": "q", "answers": []}]}]}]}', "{}",
-         "question id 'q' appears twice"),
+        (
+            '{"data": [{"paragraphs": [{"qas": [{"id": "q", "answers": [{"txt": "x"}]}]}]}]}',
+            '{"q": "x"}',
+            r"data\[0\]\.paragraphs\[0\]\.qas\[0\] \(id q\): \"answers\"",
+        ),
+        (
+            '{"data": [{"paragraphs": [{"qas": [{"id": "q", "answers": []}, {"id": "q", "answers": []}]}]}]}',
+            "{}",
+            "question id 'q' appears twice",
+        ),
         ("ok", None, "predictions file .*p.json: no such file"),
         ("ok", "{'q': 'x'}", "predictions file .*: not valid JSON"),
         ("ok", '["x"]', "a JSON array where an object"),

@@ -26,8 +26,15 @@ from omegaconf import OmegaConf
 pytestmark = pytest.mark.slurm
 
 ROOT = Path(__file__).resolve().parents[1]
-LONG = ["model=tiny", "data.n_train=400", "data.n_val=16", "data.n_test=16", "batch_size=16", "trainer.max_epochs=6",
-        "test_after_fit=false"]
+LONG = [
+    "model=tiny",
+    "data.n_train=400",
+    "data.n_val=16",
+    "data.n_test=16",
+    "batch_size=16",
+    "trainer.max_epochs=6",
+    "test_after_fit=false",
+]
 LONG_STEPS = 6 * (400 // 16)  # attack=none: 25 batches an epoch
 
 
@@ -52,9 +59,17 @@ def cluster():
 def sbatch(script: str, run_dir: Path, overrides: list[str], *, tasks: int = 1, trainer: str = "cpu", nodes: int = 1) -> str:
     log = run_dir.parent / f"{run_dir.name}-%j.out"
     cmd = [
-        "sbatch", "--parsable", f"--nodes={nodes}", f"--ntasks-per-node={tasks}", "--gpus-per-node=0", "--cpus-per-task=1", "--time=15",
-        f"--output={log}", f"--export=ALL,TRAINER={trainer},RUN_DIR={run_dir},PYTHON={sys.executable}",
-        f"slurm/{script}", *overrides,
+        "sbatch",
+        "--parsable",
+        f"--nodes={nodes}",
+        f"--ntasks-per-node={tasks}",
+        "--gpus-per-node=0",
+        "--cpus-per-task=1",
+        "--time=15",
+        f"--output={log}",
+        f"--export=ALL,TRAINER={trainer},RUN_DIR={run_dir},PYTHON={sys.executable}",
+        f"slurm/{script}",
+        *overrides,
     ]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
     return out.stdout.strip().split(";")[0]
@@ -100,8 +115,17 @@ def last_step(run_dir: Path) -> tuple[int, int]:
 def test_sbatch_script_runs_ddp_over_two_slurm_tasks(tmp_path, script):
     """The multi-node script on this one-node cluster runs with --nodes=1 (its #SBATCH says 2)."""
     run = tmp_path / "run"
-    overrides = ["model=tiny", "attack=charswap", "data.n_train=40", "data.n_val=27", "data.n_test=19", "batch_size=8",
-                 "eval_batch_size=4", "trainer.max_epochs=1", "record_train_items=true"]
+    overrides = [
+        "model=tiny",
+        "attack=charswap",
+        "data.n_train=40",
+        "data.n_val=27",
+        "data.n_test=19",
+        "batch_size=8",
+        "eval_batch_size=4",
+        "trainer.max_epochs=1",
+        "record_train_items=true",
+    ]
     job = sbatch(script, run, overrides, tasks=2, trainer="ddp_cpu", nodes=1)
     info = wait(job)
     log = slurm_log(run, job)
@@ -153,10 +177,22 @@ def test_sigusr1_makes_lightning_save_and_requeue_and_the_job_resumes_mid_epoch(
 def test_hydra_multirun_through_the_submitit_slurm_launcher(tmp_path):
     pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
     cmd = [
-        sys.executable, "train.py", "-m", "hydra/launcher=slurm", "hydra.launcher.gpus_per_node=null",
-        "hydra.launcher.cpus_per_task=1", "hydra.launcher.mem_gb=2", "hydra.launcher.timeout_min=10",
-        "model=tiny", "seed=1,2", "data.n_train=32", "data.n_val=8", "data.n_test=8", "trainer.max_epochs=1",
-        "batch_size=16", f"hydra.sweep.dir={tmp_path}",
+        sys.executable,
+        "train.py",
+        "-m",
+        "hydra/launcher=slurm",
+        "hydra.launcher.gpus_per_node=null",
+        "hydra.launcher.cpus_per_task=1",
+        "hydra.launcher.mem_gb=2",
+        "hydra.launcher.timeout_min=10",
+        "model=tiny",
+        "seed=1,2",
+        "data.n_train=32",
+        "data.n_val=8",
+        "data.n_test=8",
+        "trainer.max_epochs=1",
+        "batch_size=16",
+        f"hydra.sweep.dir={tmp_path}",
     ]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -47,11 +47,7 @@ def _template_regex(template: str) -> re.Pattern:
     return re.compile(out + "$")
 
 
-_QUESTION_PATTERNS = [
-    (attr, _template_regex(t))
-    for attr, spec in synthetic.ATTRIBUTES.items()
-    for t in (*spec.questions, spec.cloze)
-]
+_QUESTION_PATTERNS = [(attr, _template_regex(t)) for attr, spec in synthetic.ATTRIBUTES.items() for t in (*spec.questions, spec.cloze)]
 
 
 def parse_question(question: str) -> tuple[str, str]:
@@ -79,7 +75,7 @@ def first_after_entity(passage: str, question: str, candidates) -> str | None:
     _, entity = parse_question(question)
     candidates = set(candidates)
     for m in re.finditer(rf"\b{re.escape(entity)}\b", passage):
-        rest = passage[m.end():].split(".")[0]
+        rest = passage[m.end() :].split(".")[0]
         for word in re.findall(r"[\w']+", rest):
             if word in candidates:
                 return word
@@ -277,10 +273,7 @@ def test_splits_are_disjoint(task):
     assert {k: len(v) for k, v in splits.items()} == {"train": 300, "validation": 50, "test": 60}
     ids = [ex.id for split in splits.values() for ex in split]
     assert len(ids) == len(set(ids))
-    keys = {
-        name: {((ex.passage if task == "mc" else ex.context), ex.question) for ex in split}
-        for name, split in splits.items()
-    }
+    keys = {name: {((ex.passage if task == "mc" else ex.context), ex.question) for ex in split} for name, split in splits.items()}
     assert not keys["train"] & keys["validation"]
     assert not keys["train"] & keys["test"]
     assert not keys["validation"] & keys["test"]
@@ -300,9 +293,17 @@ def test_splits_pass_generator_arguments():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"num_options": 1}, {"num_options": 6}, {"num_options": (4, 2)}, {"num_options": (2, 3, 4)},
-     {"num_facts": 0}, {"num_facts": synthetic.MAX_FACTS + 1}, {"num_decoys": -1},
-     {"num_decoys": synthetic.MAX_DECOYS + 1}, {"num_facts": synthetic.MAX_FACTS, "num_decoys": 1}],
+    [
+        {"num_options": 1},
+        {"num_options": 6},
+        {"num_options": (4, 2)},
+        {"num_options": (2, 3, 4)},
+        {"num_facts": 0},
+        {"num_facts": synthetic.MAX_FACTS + 1},
+        {"num_decoys": -1},
+        {"num_decoys": synthetic.MAX_DECOYS + 1},
+        {"num_facts": synthetic.MAX_FACTS, "num_decoys": 1},
+    ],
 )
 def test_bad_arguments(kwargs):
     with pytest.raises(ValueError):

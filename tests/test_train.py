@@ -123,8 +123,13 @@ def test_an_unwritable_run_directory_is_named(tmp_path):
         train(make_cfg(*QUICK, f"output_dir={blocker / 'run'}"))
 
 
-DROPOUT = [*QUICK, "trainer.max_epochs=2", "+model.config.hidden_dropout_prob=0.1",
-           "+model.config.attention_probs_dropout_prob=0.1", "test_after_fit=false"]
+DROPOUT = [
+    *QUICK,
+    "trainer.max_epochs=2",
+    "+model.config.hidden_dropout_prob=0.1",
+    "+model.config.attention_probs_dropout_prob=0.1",
+    "test_after_fit=false",
+]
 
 
 class StopAfterFirstEpoch(pl.Callback):
@@ -143,8 +148,9 @@ def _interrupted_then_resumed(tmp_path, monkeypatch, name: str) -> Path:
 
     run = tmp_path / name
     real = training.build_trainer
-    monkeypatch.setattr(training, "build_trainer",
-                        lambda cfg, out, callbacks, **kw: real(cfg, out, callbacks=[*callbacks, StopAfterFirstEpoch()], **kw))
+    monkeypatch.setattr(
+        training, "build_trainer", lambda cfg, out, callbacks, **kw: real(cfg, out, callbacks=[*callbacks, StopAfterFirstEpoch()], **kw)
+    )
     train(make_cfg(*DROPOUT, f"output_dir={run}"))
     monkeypatch.setattr(training, "build_trainer", real)
     assert torch.load(run / "checkpoints" / "last.ckpt", weights_only=False)["epoch"] == 0

@@ -24,8 +24,16 @@ pytest.importorskip("wandb")
 from wandb.proto import wandb_internal_pb2 as pb  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN = ["model=tiny", "attack=charswap", "data.n_train=48", "data.n_val=16", "data.n_test=16", "trainer.max_epochs=2", "batch_size=16",
-       "logger=wandb"]
+RUN = [
+    "model=tiny",
+    "attack=charswap",
+    "data.n_train=48",
+    "data.n_val=16",
+    "data.n_test=16",
+    "trainer.max_epochs=2",
+    "batch_size=16",
+    "logger=wandb",
+]
 BLOCK = 32 * 1024
 FULL, FIRST, MIDDLE, LAST = 1, 2, 3, 4
 
@@ -134,9 +142,23 @@ def test_offline_run_holds_config_robust_metrics_and_test_tables(tmp_path, monke
 
 def test_every_multirun_job_gets_its_own_finished_run_grouped_by_experiment(tmp_path):
     cmd = [
-        sys.executable, "train.py", "-m", "experiment=noise_amounts", "attack.amount=none,full", "model=tiny",
-        "data=synthetic_span", "trainer=cpu", "trainer.precision=32-true", "data.n_train=16", "data.n_val=8", "data.n_test=8",
-        "trainer.max_epochs=1", "batch_size=16", "logger=wandb", "logger.mode=offline", f"hydra.sweep.dir={tmp_path}",
+        sys.executable,
+        "train.py",
+        "-m",
+        "experiment=noise_amounts",
+        "attack.amount=none,full",
+        "model=tiny",
+        "data=synthetic_span",
+        "trainer=cpu",
+        "trainer.precision=32-true",
+        "data.n_train=16",
+        "data.n_val=8",
+        "data.n_test=8",
+        "trainer.max_epochs=1",
+        "batch_size=16",
+        "logger=wandb",
+        "logger.mode=offline",
+        f"hydra.sweep.dir={tmp_path}",
     ]
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True, timeout=600)
     runs = {}

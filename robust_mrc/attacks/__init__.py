@@ -20,6 +20,12 @@ from robust_mrc.attacks.base import (
 from robust_mrc.attacks.resources import ResourceMissing
 
 __all__ = [
-    "TASKS", "Attack", "AttackUnavailable", "ResourceMissing", "example_rng", "get_attack",
-    "list_attacks", "register",
+    "TASKS",
+    "Attack",
+    "AttackUnavailable",
+    "ResourceMissing",
+    "example_rng",
+    "get_attack",
+    "list_attacks",
+    "register",
 ]

@@ -110,9 +110,13 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int)
     scorer = ModelScorer(module, load_tokenizer(module.model_cfg), checkpoint_key(cfg["ckpt"]), int(cfg.get("batch_size", 32)))
     result, stats = run_search(attack, examples, scorer, seed, epoch)
     changed = [a is not e for a, e in zip(result.examples, examples)]
-    info = {"ckpt": str(cfg["ckpt"]), "queries": stats.queries, "seconds": round(stats.seconds, 2),
-            "queries_per_second": round(stats.queries_per_second, 1),
-            "queries_per_example": round(stats.queries / max(1, len(examples)), 1)}
+    info = {
+        "ckpt": str(cfg["ckpt"]),
+        "queries": stats.queries,
+        "seconds": round(stats.seconds, 2),
+        "queries_per_second": round(stats.queries_per_second, 1),
+        "queries_per_example": round(stats.queries / max(1, len(examples)), 1),
+    }
     return list(zip(result.examples, changed)), info
 
 
@@ -160,9 +164,19 @@ def apply(cfg: dict) -> dict:
     stats = attack_stats(originals, attacked, failed, seconds)
     if search is not None:
         stats["search"] = search
-    stats.update({"attack": attack.name, "task": task, "paper": attack.paper, "seed": seed, "epoch": epoch,
-                  "data": str(cfg["data"]), "format": fmt, "out": str(out),
-                  "params": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else "<object>") for k, v in params.items()}})
+    stats.update(
+        {
+            "attack": attack.name,
+            "task": task,
+            "paper": attack.paper,
+            "seed": seed,
+            "epoch": epoch,
+            "data": str(cfg["data"]),
+            "format": fmt,
+            "out": str(out),
+            "params": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else "<object>") for k, v in params.items()},
+        }
+    )
     stats_path = Path(cfg.get("stats") or str(out) + ".stats.json")
     stats_path.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
     return stats

@@ -60,10 +60,7 @@ class Attack:
         declared = self.defaults()
         unknown = sorted(set(params) - set(declared))
         if unknown:
-            raise TypeError(
-                f"attack {self.name!r} ({self.task}) got unknown parameter(s) {unknown}; "
-                f"it takes {sorted(declared)}"
-            )
+            raise TypeError(f"attack {self.name!r} ({self.task}) got unknown parameter(s) {unknown}; it takes {sorted(declared)}")
         self.params: dict[str, Any] = {**declared, **params}
         for key, value in self.params.items():
             object.__setattr__(self, key, value)

@@ -88,5 +88,4 @@ class ParaphraseSpan(_Paraphrase):
         context, edits = paraphrase_text(ex.context, fn, skip)
         if context == ex.context:
             return None
-        return ex.replace(attack=self.name, detail="context paraphrased", context=context,
-                          answers=shift_answers(ex.answers, edits))
+        return ex.replace(attack=self.name, detail="context paraphrased", context=context, answers=shift_answers(ex.answers, edits))

@@ -75,8 +75,9 @@ class SearchStats:
         return self.queries / self.seconds if self.seconds > 0 else 0.0
 
 
-def run_search(attack: Attack, examples: Sequence, scorer: Scorer, seed: int, epoch: int = 0,
-               lockstep: int = 64, progress: bool = True) -> tuple[AttackedSet, SearchStats]:
+def run_search(
+    attack: Attack, examples: Sequence, scorer: Scorer, seed: int, epoch: int = 0, lockstep: int = 64, progress: bool = True
+) -> tuple[AttackedSet, SearchStats]:
     """``attack``'s model-chosen version of ``examples``; where its search gives up, the clean
     example stays (a fallback).
 

@@ -61,8 +61,9 @@ def span_text(text: str) -> str:
     return _LEADING_PUNCT.sub("", " ".join(text.split()))
 
 
-def extract_bank(scorer, examples: Sequence[MCExample], dropped: Counter | None = None,
-                 nbest_sizes: list[int] | None = None, chunk: int = 512) -> dict[str, list[str]]:
+def extract_bank(
+    scorer, examples: Sequence[MCExample], dropped: Counter | None = None, nbest_sizes: list[int] | None = None, chunk: int = 512
+) -> dict[str, list[str]]:
     """``{id: distractors}``: each example's unmodified passage and question read by ``scorer`` (a
     :class:`~robust_mrc.models.scoring.ModelScorer` of a span module, or any object whose
     ``predict(span examples)`` gives predictions with ``nbest``, best first), its n-best spans
@@ -121,8 +122,7 @@ def train_extractor(splits: dict[str, list], seed: int, cfg: DictConfig, work_di
     metrics = train(cfg)
     if not metrics.get("ckpt_path"):
         raise BankError(f"the span extractor's training in {metrics.get('run_dir')} saved no checkpoint")
-    info = {"span_data": data_info, "run_dir": metrics.get("run_dir"),
-            "val_f1": metrics.get("val/f1"), "val_em": metrics.get("val/em")}
+    info = {"span_data": data_info, "run_dir": metrics.get("run_dir"), "val_f1": metrics.get("val/f1"), "val_em": metrics.get("val/em")}
     return metrics["ckpt_path"], info
 
 
@@ -132,8 +132,10 @@ def _examples(splits: dict[str, list], names: list[str]) -> list[MCExample]:
     for split in names:
         for ex in splits[split]:
             if ex.id in seen:
-                raise BankError(f"example id {ex.id!r} is in both {seen[ex.id]} and {split}: a bank needs ids "
-                                "unique over the splits it covers (choose splits=)")
+                raise BankError(
+                    f"example id {ex.id!r} is in both {seen[ex.id]} and {split}: a bank needs ids "
+                    "unique over the splits it covers (choose splits=)"
+                )
             seen[ex.id] = split
             out.append(ex)
     return out
@@ -182,8 +184,10 @@ def build_de_bank(argv: Sequence[str]) -> dict:
     _check_out(own["out"], stats_path, [mc_cfg.data.get(split) for split in ("train", "validation", "test")])
     train_cfg = span_training_config(training_overrides)  # a mistake in it shows before any work
     if mc_cfg.data.get("task") not in (None, "mc"):
-        raise BankError(f"data={mc_cfg.data.name} is a {mc_cfg.data.task!r} data set: a DE bank is made for "
-                        "multiple-choice data (e.g. data=dream_local, data=race_local, data=synthetic_mc)")
+        raise BankError(
+            f"data={mc_cfg.data.name} is a {mc_cfg.data.task!r} data set: a DE bank is made for "
+            "multiple-choice data (e.g. data=dream_local, data=race_local, data=synthetic_mc)"
+        )
     seed = int(mc_cfg.seed)
     splits = load_splits(mc_cfg.data, "mc", seed)
     names = parse_splits(own.get("splits"), splits)
@@ -201,7 +205,10 @@ def build_de_bank(argv: Sequence[str]) -> dict:
     bank = extract_bank(scorer, examples, dropped, sizes)
     write_bank(bank, out)
     stats = {
-        "bank": str(out), "data": str(mc_cfg.data.name), "seed": seed, "top": top,
+        "bank": str(out),
+        "data": str(mc_cfg.data.name),
+        "seed": seed,
+        "top": top,
         "extractor": {"ckpt": str(ckpt), **extractor},
         "all": bank_stats(bank, examples),
         "splits": {s: bank_stats(bank, splits[s]) for s in names},

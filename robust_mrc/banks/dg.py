@@ -77,8 +77,9 @@ def recase(text: str, example: MCExample) -> str:
     return out
 
 
-def select_for(example: MCExample, beams: Sequence[str], n: int | None = None, max_similarity: float = 0.5,
-               exclude_options: bool = False) -> list[str]:
+def select_for(
+    example: MCExample, beams: Sequence[str], n: int | None = None, max_similarity: float = 0.5, exclude_options: bool = False
+) -> list[str]:
     """The bank entry of ``example`` from its decoded beams (best first): tidied, re-cased, selected
     by :func:`select_diverse` (never the answer; with ``exclude_options`` never one of its options)."""
     wanted = len(example.options) - 1 if n is None else int(n)
@@ -86,9 +87,18 @@ def select_for(example: MCExample, beams: Sequence[str], n: int | None = None, m
     return select_diverse([recase(tidy(b), example) for b in beams], wanted, exclude=exclude, max_similarity=max_similarity)
 
 
-def generate_bank(module, examples: Sequence[MCExample], *, beams: int = 50, batch_size: int = 8, n: int | None = None,
-                  max_similarity: float = 0.5, exclude_options: bool = False, max_new_tokens: int | None = None,
-                  no_repeat_ngram_size: int | None = None) -> tuple[list[dict], list[int]]:
+def generate_bank(
+    module,
+    examples: Sequence[MCExample],
+    *,
+    beams: int = 50,
+    batch_size: int = 8,
+    n: int | None = None,
+    max_similarity: float = 0.5,
+    exclude_options: bool = False,
+    max_new_tokens: int | None = None,
+    no_repeat_ngram_size: int | None = None,
+) -> tuple[list[dict], list[int]]:
     """Bank records (in the order of ``examples``) and the number of distinct beams of each question.
     Questions go in batches of ``batch_size``, longest first; a progress bar on a terminal."""
     from tqdm.auto import tqdm
@@ -157,8 +167,10 @@ def bank_questions(cfg: DictConfig) -> list[MCExample]:
     seen: dict[str, int] = Counter(ex.id for ex in examples)
     twice = sorted(k for k, c in seen.items() if c > 1)
     if twice:
-        raise ConfigError(f"data={cfg.data.name}: question id {twice[0]!r} occurs {seen[twice[0]]} times in splits="
-                          f"{list(cfg.splits)} ({len(twice)} such ids); a bank maps ids to distractors: choose fewer splits")
+        raise ConfigError(
+            f"data={cfg.data.name}: question id {twice[0]!r} occurs {seen[twice[0]]} times in splits="
+            f"{list(cfg.splits)} ({len(twice)} such ids); a bank maps ids to distractors: choose fewer splits"
+        )
     if not examples:
         raise ConfigError(f"data={cfg.data.name}: no questions in splits={list(cfg.splits)}")
     return examples
@@ -191,23 +203,42 @@ def build_bank(cfg: DictConfig) -> dict:
     examples = bank_questions(cfg)
     t = time.perf_counter()
     records, distinct = generate_bank(
-        module, examples, beams=int(cfg.beams), batch_size=int(cfg.gen_batch_size), n=cfg.get("n"),
-        max_similarity=float(cfg.max_similarity), exclude_options=bool(cfg.exclude_options),
-        max_new_tokens=int(cfg.task.max_new_tokens), no_repeat_ngram_size=int(cfg.task.no_repeat_ngram_size),
+        module,
+        examples,
+        beams=int(cfg.beams),
+        batch_size=int(cfg.gen_batch_size),
+        n=cfg.get("n"),
+        max_similarity=float(cfg.max_similarity),
+        exclude_options=bool(cfg.exclude_options),
+        max_new_tokens=int(cfg.task.max_new_tokens),
+        no_repeat_ngram_size=int(cfg.task.no_repeat_ngram_size),
     )
     seconds = time.perf_counter() - t
     out = Path(str(cfg.out))
     bank = {r["id"]: list(r["distractors"]) for r in records}
     write_bank(bank, out)
     stats = {
-        "bank": str(out), "ckpt": ckpt, "data": cfg.data.name, "splits": list(cfg.splits), "beams": int(cfg.beams),
-        "max_new_tokens": int(cfg.task.max_new_tokens), "no_repeat_ngram_size": int(cfg.task.no_repeat_ngram_size),
+        "bank": str(out),
+        "ckpt": ckpt,
+        "data": cfg.data.name,
+        "splits": list(cfg.splits),
+        "beams": int(cfg.beams),
+        "max_new_tokens": int(cfg.task.max_new_tokens),
+        "no_repeat_ngram_size": int(cfg.task.no_repeat_ngram_size),
         **bank_stats(bank, examples),
         "distinct_beams_mean": round(sum(distinct) / max(1, len(distinct)), 2),
-        "seconds": round(seconds, 1), "questions_per_second": round(len(examples) / max(seconds, 1e-9), 2),
-        "samples": [{"id": ex.id, "question": ex.question, "answer": ex.answer,
-                     "original": [o for i, o in enumerate(ex.options) if i != ex.label], "generated": r["distractors"]}
-                    for ex, r in list(zip(examples, records))[:5]],
+        "seconds": round(seconds, 1),
+        "questions_per_second": round(len(examples) / max(seconds, 1e-9), 2),
+        "samples": [
+            {
+                "id": ex.id,
+                "question": ex.question,
+                "answer": ex.answer,
+                "original": [o for i, o in enumerate(ex.options) if i != ex.label],
+                "generated": r["distractors"],
+            }
+            for ex, r in list(zip(examples, records))[:5]
+        ],
     }
     stats_path = Path(str(cfg.stats)) if cfg.get("stats") else out.with_name(out.name + ".stats.json")
     atomic_write_text(stats_path, json.dumps(stats, indent=2, ensure_ascii=False) + "\n")

@@ -107,7 +107,9 @@ def format_stats(stats: Mapping, name: str = "bank") -> str:
     if not stats["questions"]:
         return f"{name}: no questions"
     aj, pj, mw = stats["answer_jaccard"], stats["pairwise_jaccard"], stats["mean_words"]
-    return (f"{name}: {stats['covered']}/{stats['questions']} questions covered, "
-            f"{stats['share_full']:.1%} with every wrong option new, {stats['new_per_question']} new per question; "
-            f"Jaccard with the answer {aj['bank']} (original {aj['original']}), "
-            f"pairwise {pj['bank']} (original {pj['original']}); words {mw['bank']} (original {mw['original']})")
+    return (
+        f"{name}: {stats['covered']}/{stats['questions']} questions covered, "
+        f"{stats['share_full']:.1%} with every wrong option new, {stats['new_per_question']} new per question; "
+        f"Jaccard with the answer {aj['bank']} (original {aj['original']}), "
+        f"pairwise {pj['bank']} (original {pj['original']}); words {mw['bank']} (original {mw['original']})"
+    )

@@ -57,8 +57,7 @@ class SkipReport:
             log.warning("%s: skipped %d bad record(s): %s", self.path, self.total, reasons)
         if self.notes:
             remarks = ", ".join(f"{n} x {r}" for r, n in self.notes.most_common())
-            log.warning("%s: records kept as they are, with remarks: %s (e.g. %s)", self.path,
-                        remarks, "; ".join(self.note_examples))
+            log.warning("%s: records kept as they are, with remarks: %s (e.g. %s)", self.path, remarks, "; ".join(self.note_examples))
 
 
 class HubUnavailableError(UserError, RuntimeError):
@@ -74,6 +73,5 @@ class HubUnavailableError(UserError, RuntimeError):
         self.detail = detail
         cause = f" ({detail})" if detail else ""
         super().__init__(
-            f"data set {name!r}: the Hugging Face hub could not be reached{cause}; "
-            f"give a local file instead, e.g. {local_hint}"
+            f"data set {name!r}: the Hugging Face hub could not be reached{cause}; give a local file instead, e.g. {local_hint}"
         )

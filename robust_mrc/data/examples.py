@@ -89,9 +89,7 @@ class SpanExample:
         object.__setattr__(self, "answers", tuple(self.answers))
         for a in self.answers:
             if a.start < 0 or self.context[a.start : a.end] != a.text:
-                raise ExampleError(
-                    f"example {self.id!r}: answer {a.text!r} is not at offset {a.start} of the context"
-                )
+                raise ExampleError(f"example {self.id!r}: answer {a.text!r} is not at offset {a.start} of the context")
 
     @property
     def is_impossible(self) -> bool:

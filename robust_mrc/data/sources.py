@@ -37,8 +37,7 @@ def check_task(data_cfg: Mapping[str, Any], task: str) -> None:
     data_task = data_cfg.get("task")
     if data_task and data_task != task:
         raise DataConfigError(
-            f"data={data_cfg.get('name')} is a {data_task!r} data set but task={task!r}: "
-            f"add task={data_task} to the command line"
+            f"data={data_cfg.get('name')} is a {data_task!r} data set but task={task!r}: add task={data_task} to the command line"
         )
 
 
@@ -103,7 +102,6 @@ def _read_split(data_cfg: Mapping[str, Any], split: str) -> list:
     path = Path(str(spec)).expanduser()
     if not path.exists():
         raise DataConfigError(
-            f"data.{split}={spec}: no such file or directory (cwd {Path.cwd()}); "
-            f"set data.{split}=/path/to/file or data.{split}=null"
+            f"data.{split}={spec}: no such file or directory (cwd {Path.cwd()}); set data.{split}=/path/to/file or data.{split}=null"
         )
     return load_examples(path, data_cfg.get("format", "auto"), strict=strict, limit=limit, max_bytes=data_cfg.get("max_bytes"))

@@ -55,36 +55,140 @@ __all__ = [
 # ("works as a baker", "has a pet cat").
 
 NAMES = (
-    "Maria", "Tom", "Anna", "Peter", "Lucy", "David", "Sara", "James", "Emma", "Omar",
-    "Nina", "Carlos", "Laura", "Ivan", "Mia", "Leo", "Hannah", "Samuel", "Olga", "Victor",
-    "Julia", "Felix", "Grace", "Hugo", "Alice", "Paul", "Elena", "Mark", "Zoe", "Daniel",
+    "Maria",
+    "Tom",
+    "Anna",
+    "Peter",
+    "Lucy",
+    "David",
+    "Sara",
+    "James",
+    "Emma",
+    "Omar",
+    "Nina",
+    "Carlos",
+    "Laura",
+    "Ivan",
+    "Mia",
+    "Leo",
+    "Hannah",
+    "Samuel",
+    "Olga",
+    "Victor",
+    "Julia",
+    "Felix",
+    "Grace",
+    "Hugo",
+    "Alice",
+    "Paul",
+    "Elena",
+    "Mark",
+    "Zoe",
+    "Daniel",
 )
 CITIES = (
-    "Lisbon", "Paris", "Berlin", "Madrid", "Rome", "Vienna", "Prague", "Dublin", "Oslo",
-    "Warsaw", "Athens", "Cairo", "Tokyo", "Seoul", "Lima", "Toronto", "Boston", "Sydney",
-    "Chicago", "Denver", "Milan", "Munich", "Zurich", "Helsinki",
+    "Lisbon",
+    "Paris",
+    "Berlin",
+    "Madrid",
+    "Rome",
+    "Vienna",
+    "Prague",
+    "Dublin",
+    "Oslo",
+    "Warsaw",
+    "Athens",
+    "Cairo",
+    "Tokyo",
+    "Seoul",
+    "Lima",
+    "Toronto",
+    "Boston",
+    "Sydney",
+    "Chicago",
+    "Denver",
+    "Milan",
+    "Munich",
+    "Zurich",
+    "Helsinki",
 )
 JOBS = (
-    "baker", "teacher", "doctor", "farmer", "pilot", "nurse", "driver", "painter", "writer",
-    "dentist", "lawyer", "singer", "tailor", "butcher", "plumber", "chef", "banker", "barber",
-    "builder", "poet",
+    "baker",
+    "teacher",
+    "doctor",
+    "farmer",
+    "pilot",
+    "nurse",
+    "driver",
+    "painter",
+    "writer",
+    "dentist",
+    "lawyer",
+    "singer",
+    "tailor",
+    "butcher",
+    "plumber",
+    "chef",
+    "banker",
+    "barber",
+    "builder",
+    "poet",
 )
 ANIMALS = (
-    "cat", "dog", "rabbit", "parrot", "hamster", "turtle", "horse", "goat", "snake", "pony",
-    "duck", "mouse", "frog", "goldfish",
+    "cat",
+    "dog",
+    "rabbit",
+    "parrot",
+    "hamster",
+    "turtle",
+    "horse",
+    "goat",
+    "snake",
+    "pony",
+    "duck",
+    "mouse",
+    "frog",
+    "goldfish",
 )
 COLOURS = (
-    "red", "blue", "green", "yellow", "black", "white", "pink", "purple", "brown", "grey",
+    "red",
+    "blue",
+    "green",
+    "yellow",
+    "black",
+    "white",
+    "pink",
+    "purple",
+    "brown",
+    "grey",
     "silver",
 )
 COUNTS = (
-    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
 )
 AGES = tuple(str(n) for n in range(19, 80))
 CONTAINERS = ("box", "bag", "basket", "bowl", "crate", "jar")
 FRUITS = (
-    "apples", "pears", "plums", "lemons", "peaches", "cherries", "grapes", "mangoes",
-    "melons", "figs",
+    "apples",
+    "pears",
+    "plums",
+    "lemons",
+    "peaches",
+    "cherries",
+    "grapes",
+    "mangoes",
+    "melons",
+    "figs",
 )
 
 # Filler vocabulary: disjoint from every value list above.
@@ -115,42 +219,60 @@ class _Attribute:
 
 _ATTRIBUTE_LIST = (
     _Attribute(
-        "city", "person", CITIES, "city",
+        "city",
+        "person",
+        CITIES,
+        "city",
         "{e} lives in {v}.",
         ("Where does {e} live?", "In which city does {e} live?", "Which city is {e}'s home?"),
         "{e} lives in _ .",
         ("{e} flew to {v} for a wedding.", "{e} has never been to {v}.", "The train from {v} was late."),
     ),
     _Attribute(
-        "job", "person", JOBS, "job",
+        "job",
+        "person",
+        JOBS,
+        "job",
         "{e} works as a {v}.",
         ("What is {e}'s job?", "What does {e} work as?", "What is the job of {e}?"),
         "{e} works as a _ .",
         ("{e}'s uncle is a {v}.", "{e} never wanted to be a {v}.", "The {v} of the town was on holiday."),
     ),
     _Attribute(
-        "pet", "person", ANIMALS, "animal",
+        "pet",
+        "person",
+        ANIMALS,
+        "animal",
         "{e} has a pet {v}.",
         ("What pet does {e} have?", "Which animal is {e}'s pet?", "What kind of pet does {e} have?"),
         "{e} has a pet _ .",
         ("{e} is afraid of the neighbour's {v}.", "{e} saw a {v} in the park.", "The shop sold a {v} on Monday."),
     ),
     _Attribute(
-        "car", "person", COLOURS, "colour",
+        "car",
+        "person",
+        COLOURS,
+        "colour",
         "{e} drives a {v} car.",
         ("What colour is {e}'s car?", "What colour car does {e} drive?", "Which colour is the car of {e}?"),
         "{e} drives a _ car .",
         ("{e} painted the fence {v}.", "{e} wore a {v} hat.", "The old bus was {v}."),
     ),
     _Attribute(
-        "age", "person", AGES, "age",
+        "age",
+        "person",
+        AGES,
+        "age",
         "{e} is {v} years old.",
         ("How old is {e}?", "What is the age of {e}?", "How many years old is {e}?"),
         "{e} is _ years old .",
         ("{e} has lived here for {v} years.", "{e} read {v} pages last night.", "The bridge was built {v} years ago."),
     ),
     _Attribute(
-        "count", "container", COUNTS, "count",
+        "count",
+        "container",
+        COUNTS,
+        "count",
         "The {e} holds {v} {x}.",
         ("How many {x} does the {e} hold?", "How many {x} are in the {e}?", "What number of {x} does the {e} hold?"),
         "The {e} holds _ {x} .",
@@ -174,12 +296,15 @@ _FILLERS = (
 )
 
 _FILLER_WORDS = {
-    "day": DAYS, "weather": WEATHER, "place": PLACES, "crowd": CROWDS, "time": TIMES,
-    "event": EVENTS, "building": BUILDINGS,
+    "day": DAYS,
+    "weather": WEATHER,
+    "place": PLACES,
+    "crowd": CROWDS,
+    "time": TIMES,
+    "event": EVENTS,
+    "building": BUILDINGS,
 }
-_FILLER_SLOTS = {
-    t: tuple(field for _, field, _, _ in string.Formatter().parse(t) if field) for t in _FILLERS
-}
+_FILLER_SLOTS = {t: tuple(field for _, field, _, _ in string.Formatter().parse(t) if field) for t in _FILLERS}
 
 MAX_FACTS = 8  # same-type facts (and decoys) per passage; bounded by the smallest value pool
 MAX_DECOYS = 3  # decoy templates per attribute
@@ -354,9 +479,7 @@ def _option_range(num_options: int | tuple[int, int]) -> tuple[int, int]:
         except (TypeError, ValueError):
             raise ValueError(f"num_options must be an int or a (low, high) pair, got {num_options!r}") from None
     if not MIN_OPTIONS <= lo <= hi <= MAX_OPTIONS:
-        raise ValueError(
-            f"num_options must lie in {MIN_OPTIONS}..{MAX_OPTIONS} (low <= high), got {num_options!r}"
-        )
+        raise ValueError(f"num_options must lie in {MIN_OPTIONS}..{MAX_OPTIONS} (low <= high), got {num_options!r}")
     return lo, hi
 
 
@@ -413,8 +536,11 @@ def make_synthetic_span(n: int, seed: int = 0, *, num_facts: int = 4) -> list[Sp
         item = _generate(rng, n_same=max(num_facts, 2), cloze=False)
         out.append(
             SpanExample(
-                f"synspan-{seed}-{i}", item.passage, item.question,
-                (Answer(item.answer, item.answer_start),), title="synthetic",
+                f"synspan-{seed}-{i}",
+                item.passage,
+                item.question,
+                (Answer(item.answer, item.answer_start),),
+                title="synthetic",
             )
         )
     return out
@@ -428,9 +554,7 @@ _TASKS = {
 _GENERATOR_ARGS = {make_synthetic_mc: ("num_options", "num_facts", "num_decoys"), make_synthetic_span: ("num_facts",)}
 
 
-def synthetic_splits(
-    task: str, n_train: int, n_val: int, n_test: int, seed: int, **generator: Any
-) -> dict[str, list]:
+def synthetic_splits(task: str, n_train: int, n_val: int, n_test: int, seed: int, **generator: Any) -> dict[str, list]:
     """Disjoint ``{"train", "validation", "test"}`` lists for ``task`` ("mc" or "span").
 
     ``generator`` holds keyword arguments of the maker (``num_options``, ``num_facts``,
@@ -445,9 +569,7 @@ def synthetic_splits(
     allowed = _GENERATOR_ARGS[make]
     unknown = sorted(set(generator) - set(allowed))
     if unknown:
-        raise ValueError(
-            f"synthetic {task!r} data: unknown generator argument(s) {unknown}; expected {list(allowed)}"
-        )
+        raise ValueError(f"synthetic {task!r} data: unknown generator argument(s) {unknown}; expected {list(allowed)}")
     seen: set[tuple[str, str]] = set()
     splits: dict[str, list] = {}
     for k, (name, size) in enumerate((("train", n_train), ("validation", n_val), ("test", n_test)), 1):

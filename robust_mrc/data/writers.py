@@ -43,10 +43,7 @@ def write_examples(examples: Iterable[MCExample | SpanExample], path: str | Path
     wanted = SpanExample if format == "squad" else MCExample
     for ex in examples:
         if not isinstance(ex, wanted):
-            raise TypeError(
-                f"format {format!r} writes {wanted.__name__}s, got {type(ex).__name__} "
-                f"({getattr(ex, 'id', '?')!r})"
-            )
+            raise TypeError(f"format {format!r} writes {wanted.__name__}s, got {type(ex).__name__} ({getattr(ex, 'id', '?')!r})")
     counts = Counter(ex.id for ex in examples)
     if len(counts) != len(examples):
         dup = next(i for i, n in counts.items() if n > 1)
@@ -134,8 +131,7 @@ def output_path_problem(out: str | Path, inputs: Sequence[str | Path | None]) ->
     resolved = target.resolve()
     for source in inputs:
         if source not in (None, "") and Path(str(source)).expanduser().resolve() == resolved:
-            return (f"out={out} is the input file {source}: writing it would destroy the input; "
-                    f"give another file name")
+            return f"out={out} is the input file {source}: writing it would destroy the input; give another file name"
     return None
 
 

@@ -97,8 +97,9 @@ class DGCollator:
         token and without a leading start token, at most ``max_target_length`` tokens."""
         tok = self.tokenizer
         starts = {t for t in (tok.cls_token_id, tok.bos_token_id) if t is not None}
-        ids = tok(texts, truncation=True, max_length=self.max_target_length + 1, return_attention_mask=False,
-                  return_token_type_ids=False)["input_ids"]
+        ids = tok(texts, truncation=True, max_length=self.max_target_length + 1, return_attention_mask=False, return_token_type_ids=False)[
+            "input_ids"
+        ]
         limit = self.max_target_length
         ids = [row[1:] if row and row[0] in starts else row for row in ids]
         ids = [row if len(row) <= limit else row[: limit - 1] + row[-1:] for row in ids]  # keep the end token

@@ -55,8 +55,7 @@ class TokenCounter:
         texts = sorted(t for t in texts if t not in counts)
         for i in range(0, len(texts), 2048):
             chunk = texts[i : i + 2048]
-            ids = self.tokenizer(chunk, add_special_tokens=False, return_attention_mask=False,
-                                 return_token_type_ids=False)["input_ids"]
+            ids = self.tokenizer(chunk, add_special_tokens=False, return_attention_mask=False, return_token_type_ids=False)["input_ids"]
             counts.update(zip(chunk, map(len, ids)))
         return counts
 
@@ -109,8 +108,9 @@ def fit_line(pairs: Sequence[tuple[int, int]], cap: int | None) -> LengthLine:
     return LengthLine(intercept=my - slope * mx, slope=slope, cap=cap)
 
 
-def fit_attack_lengths(counter: TokenCounter, attacks: Sequence, examples: Sequence, seed: int,
-                       n: int = FIT_EXAMPLES) -> dict[str, LengthLine]:
+def fit_attack_lengths(
+    counter: TokenCounter, attacks: Sequence, examples: Sequence, seed: int, n: int = FIT_EXAMPLES
+) -> dict[str, LengthLine]:
     """One :class:`LengthLine` per attack, from its epoch-0 output on the first ``n`` examples
     (the ones it gives up on are left out)."""
     sample = list(examples[:n])
@@ -122,6 +122,13 @@ def fit_attack_lengths(counter: TokenCounter, attacks: Sequence, examples: Seque
         done = [(i, out) for i, (out, ok) in enumerate(attack_example(attack, ex, seed, 0) for ex in sample) if ok]
         attacked = counter([out for _, out in done])
         lines[attack.name] = line = fit_line([(clean[i], a) for (i, _), a in zip(done, attacked)], cap)
-        log.info("length of %s items ~ %.1f + %.3f x clean tokens (%d of %d examples, %.1f s)",
-                 attack.name, line.intercept, line.slope, len(done), len(sample), time.perf_counter() - t)
+        log.info(
+            "length of %s items ~ %.1f + %.3f x clean tokens (%d of %d examples, %.1f s)",
+            attack.name,
+            line.intercept,
+            line.slope,
+            len(done),
+            len(sample),
+            time.perf_counter() - t,
+        )
     return lines

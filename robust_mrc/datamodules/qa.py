@@ -37,11 +37,16 @@ def make_collator(task_cfg: Mapping[str, Any], tokenizer, train: bool = False) -
     if task_cfg["name"] == "mc":
         return mc.MCCollator(tokenizer, max_length=int(task_cfg["max_length"]), inputs=task_cfg.get("inputs", "full"))
     if task_cfg["name"] == "dg":
-        return generation.DGCollator(tokenizer, max_length=int(task_cfg["max_length"]),
-                                     max_target_length=int(task_cfg.get("max_target_length", 24)))
+        return generation.DGCollator(
+            tokenizer, max_length=int(task_cfg["max_length"]), max_target_length=int(task_cfg.get("max_target_length", 24))
+        )
     max_windows = task_cfg.get("max_windows") if train else None
-    return span.SpanCollator(tokenizer, max_length=int(task_cfg["max_length"]), doc_stride=int(task_cfg["doc_stride"]),
-                             max_windows=int(max_windows) if max_windows else None)
+    return span.SpanCollator(
+        tokenizer,
+        max_length=int(task_cfg["max_length"]),
+        doc_stride=int(task_cfg["doc_stride"]),
+        max_windows=int(max_windows) if max_windows else None,
+    )
 
 
 def approx_length(task_cfg: Mapping[str, Any], example) -> int:
@@ -57,8 +62,9 @@ def data_task(task: str) -> str:
     return generation.DATA_TASK if task == "dg" else task
 
 
-def prediction_loader(task_cfg: Mapping[str, Any], examples: Sequence, collator: Callable, batch_size: int, num_workers: int = 0,
-                      persistent: bool = False) -> DataLoader:
+def prediction_loader(
+    task_cfg: Mapping[str, Any], examples: Sequence, collator: Callable, batch_size: int, num_workers: int = 0, persistent: bool = False
+) -> DataLoader:
     """Batches of ``examples`` for prediction, longest first: little padding, and memory errors
     show on the first batch.
 
@@ -66,8 +72,13 @@ def prediction_loader(task_cfg: Mapping[str, Any], examples: Sequence, collator:
     which pads the last round with repeated examples; predictions are merged by example id, so
     each example counts once."""
     ordered = sorted(examples, key=lambda ex: -approx_length(task_cfg, ex))
-    return DataLoader(ExampleDataset(ordered), batch_size=batch_size, collate_fn=collator, num_workers=num_workers,
-                      persistent_workers=persistent and num_workers > 0)
+    return DataLoader(
+        ExampleDataset(ordered),
+        batch_size=batch_size,
+        collate_fn=collator,
+        num_workers=num_workers,
+        persistent_workers=persistent and num_workers > 0,
+    )
 
 
 class QADataModule(pl.LightningDataModule):
@@ -114,12 +125,18 @@ class QADataModule(pl.LightningDataModule):
         if self.policy is None:
             self.policy = policy_from_config(self.attack_cfg, task, self.seed, self.splits.get("train"))
             if self.policy.active:
-                log.info("attack policy %s: %s on rate %.2f (%s)", self.policy.policy, self.policy.attack_names, self.policy.rate,
-                         self.policy.mode)
+                log.info(
+                    "attack policy %s: %s on rate %.2f (%s)",
+                    self.policy.policy,
+                    self.policy.attack_names,
+                    self.policy.rate,
+                    self.policy.mode,
+                )
                 if self.group_by_length and self.splits.get("train"):
                     # runs each training attack here, before any worker forks: also loads its resources
-                    self._attack_lengths = fit_attack_lengths(TokenCounter(self.task_cfg, self.tokenizer),
-                                                              self.policy.attacks, self.splits["train"], self.seed)
+                    self._attack_lengths = fit_attack_lengths(
+                        TokenCounter(self.task_cfg, self.tokenizer), self.policy.attacks, self.splits["train"], self.seed
+                    )
                 else:
                     self._warm(self.policy.attacks)
         if not self.eval_sets:

@@ -21,15 +21,22 @@ windows per example: those holding the answer first, then the others in order.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 
 from robust_mrc.data.examples import SpanExample
 from robust_mrc.datamodules.span_windows import (
-    LONG_CONTEXT_CHARS, PIECE_CHARS, PairTemplate, Window, context_windows, pad_windows, tokenize_context,
+    LONG_CONTEXT_CHARS,
+    PIECE_CHARS,
+    PairTemplate,
+    Window,
+    context_windows,
+    pad_windows,
+    tokenize_context,
 )
 
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -143,8 +150,17 @@ class SpanCollator:
                 continue
             q_ids = self.tokenizer(ex.question.lstrip(), add_special_tokens=False)["input_ids"]
             c_ids, c_offsets = tokenize_context(self.tokenizer, ex.context, self.piece_chars)
-            windows += context_windows(template, q_ids, c_ids, c_offsets, max_length=self.max_length, stride=self.doc_stride,
-                                       context_first=not self.pad_right, example=i, label=ex.id)
+            windows += context_windows(
+                template,
+                q_ids,
+                c_ids,
+                c_offsets,
+                max_length=self.max_length,
+                stride=self.doc_stride,
+                context_first=not self.pad_right,
+                example=i,
+                label=ex.id,
+            )
         windows.sort(key=lambda w: w.example)  # stable: each example's windows in order
         inputs, offsets = pad_windows(windows, self.tokenizer)
         return inputs, offsets, [w.example for w in windows]

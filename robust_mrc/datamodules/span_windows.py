@@ -31,8 +31,8 @@ tokenizer and a byte-level BPE tokenizer with RoBERTa's template.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import torch
@@ -82,8 +82,15 @@ def tokenize_context(tokenizer, text: str, piece_chars: int = PIECE_CHARS, margi
     ends = starts[1:] + [len(text)]
     for a, b in zip(starts, ends):
         lo, hi = max(0, a - margin), min(len(text), b + margin)
-        enc = tokenizer(text[lo:hi], add_special_tokens=False, truncation=False, return_offsets_mapping=True,
-                        return_attention_mask=False, return_token_type_ids=False, verbose=False)
+        enc = tokenizer(
+            text[lo:hi],
+            add_special_tokens=False,
+            truncation=False,
+            return_offsets_mapping=True,
+            return_attention_mask=False,
+            return_token_type_ids=False,
+            verbose=False,
+        )
         offs = np.asarray(enc["offset_mapping"], dtype=np.int32).reshape(-1, 2) + lo
         keep = (offs[:, 0] >= a) & ((offs[:, 0] < b) if b < len(text) else (offs[:, 0] <= b))
         ids.append(np.asarray(enc["input_ids"], dtype=np.int32)[keep])
@@ -110,8 +117,7 @@ class PairTemplate:
         first = [i for i, s in enumerate(seq) if s == 0]
         second = [i for i, s in enumerate(seq) if s == 1]
         cuts = [(0, first[0]), (first[-1] + 1, second[0]), (second[-1] + 1, len(seq))]
-        return cls(tuple(ids[a:b] for a, b in cuts), tuple(types[a:b] for a, b in cuts),
-                   int(types[first[0]]), int(types[second[0]]))
+        return cls(tuple(ids[a:b] for a, b in cuts), tuple(types[a:b] for a, b in cuts), int(types[first[0]]), int(types[second[0]]))
 
     @property
     def n_special(self) -> int:
@@ -129,14 +135,26 @@ def window_starts(n_tokens: int, budget: int, stride: int) -> list[int]:
     return starts
 
 
-def context_windows(template: PairTemplate, question_ids: Sequence[int], context_ids: np.ndarray, context_offsets: np.ndarray,
-                    *, max_length: int, stride: int, context_first: bool, example: int, label: str = "") -> list[Window]:
+def context_windows(
+    template: PairTemplate,
+    question_ids: Sequence[int],
+    context_ids: np.ndarray,
+    context_offsets: np.ndarray,
+    *,
+    max_length: int,
+    stride: int,
+    context_first: bool,
+    example: int,
+    label: str = "",
+) -> list[Window]:
     """The windows of one example: ``[before] question [between] window [after]`` (or the context
     window first when ``context_first``), as the tokenizer's overflowing windows give them."""
     budget = max_length - len(question_ids) - template.n_special
     if budget <= stride and len(context_ids) > budget:
-        raise ValueError(f"example {label!r}: task.max_length={max_length} leaves {budget} context tokens per window "
-                         f"after its question, not more than task.doc_stride={stride}: raise task.max_length or lower task.doc_stride")
+        raise ValueError(
+            f"example {label!r}: task.max_length={max_length} leaves {budget} context tokens per window "
+            f"after its question, not more than task.doc_stride={stride}: raise task.max_length or lower task.doc_stride"
+        )
     q_ids = np.asarray(question_ids, dtype=np.int64)
     before, between, after = template.parts
     t_before, t_between, t_after = template.part_types
@@ -148,8 +166,7 @@ def context_windows(template: PairTemplate, question_ids: Sequence[int], context
         first, second = (c_ids, q_ids) if context_first else (q_ids, c_ids)
         ids = np.concatenate([before, first, between, second, after])
         q_types, c_types = np.full(len(q_ids), q_type), np.full(len(c_ids), c_type)
-        types = np.concatenate([t_before, c_types if context_first else q_types, t_between,
-                                q_types if context_first else c_types, t_after])
+        types = np.concatenate([t_before, c_types if context_first else q_types, t_between, q_types if context_first else c_types, t_after])
         offsets = np.full((len(ids), 2), -1, dtype=np.int32)
         at = len(before) + (0 if context_first else len(q_ids) + len(between))
         offsets[at : at + len(c_ids)] = c_offs

@@ -94,8 +94,16 @@ def plot_reliability(bins: Mapping[str, Any] | Sequence[Mapping[str, Any]], path
         if not r["count"]:
             continue
         lo, hi = r["lo"], r["hi"]
-        ax.bar(lo, r["accuracy"], width=hi - lo, align="edge", color="tab:blue", edgecolor="black", alpha=0.75,
-               label="accuracy" if i == first else None)
+        ax.bar(
+            lo,
+            r["accuracy"],
+            width=hi - lo,
+            align="edge",
+            color="tab:blue",
+            edgecolor="black",
+            alpha=0.75,
+            label="accuracy" if i == first else None,
+        )
         ax.text((lo + hi) / 2, min(r["accuracy"] + 0.02, 0.97), str(r["count"]), ha="center", fontsize=6)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)

@@ -56,8 +56,14 @@ def get_normalizer(normalize: str | Callable[[Any], Hashable] | None) -> Callabl
     if callable(normalize):
         return normalize
     table = {
-        "squad": _squad, "squad_v1": _squad, "squad_v2": _squad, "en": _squad,
-        "dureader": _zh, "zh": _zh, "mc": _as_int, "int": _as_int,
+        "squad": _squad,
+        "squad_v1": _squad,
+        "squad_v2": _squad,
+        "en": _squad,
+        "dureader": _zh,
+        "zh": _zh,
+        "mc": _as_int,
+        "int": _as_int,
     }
     if normalize not in table:
         raise ValueError(f"normalize={normalize!r}: expected one of {sorted(table)}, 'auto', None or a callable")

@@ -33,8 +33,17 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 QUESTION_TYPES = ("what", "which", "who", "when", "where", "why", "how", "other")
-_WH = {"what": "what", "which": "which", "who": "who", "whom": "who", "whose": "who", "when": "when", "where": "where", "why": "why",
-       "how": "how"}
+_WH = {
+    "what": "what",
+    "which": "which",
+    "who": "who",
+    "whom": "who",
+    "whose": "who",
+    "when": "when",
+    "where": "where",
+    "why": "why",
+    "how": "how",
+}
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -234,8 +243,9 @@ def error_predictor(
     if folds < 2:
         raise ValueError("folds must be >= 2")
     if minority < 2:
-        msg = (f"error predictor: {n} examples with {n_err} errors; the minority class has {minority} member(s), "
-               "too few for cross-validation")
+        msg = (
+            f"error predictor: {n} examples with {n_err} errors; the minority class has {minority} member(s), too few for cross-validation"
+        )
         log.warning(msg)
         base_pred = np.full(n, majority == "error")
         out.update(

@@ -126,8 +126,7 @@ class DiskCache:
         try:
             return read(path)
         except DAMAGED as err:
-            log.warning("cache entry %s is damaged (%s: %s): removing it and remaking it",
-                        path, type(err).__name__, err)
+            log.warning("cache entry %s is damaged (%s: %s): removing it and remaking it", path, type(err).__name__, err)
             try:
                 path.unlink()
             except OSError:
@@ -143,9 +142,12 @@ class DiskCache:
         except OSError as err:
             self.writable = False
             cause = err.__cause__ if isinstance(err.__cause__, OSError) else err
-            log.warning("evaluation cache %s cannot be written (%s): this evaluation runs uncached "
-                        "from here on (set cache_dir= to a writable directory, or cache_dir=null)",
-                        self.root, write_problem(path, cause))
+            log.warning(
+                "evaluation cache %s cannot be written (%s): this evaluation runs uncached "
+                "from here on (set cache_dir= to a writable directory, or cache_dir=null)",
+                self.root,
+                write_problem(path, cause),
+            )
 
     # examples
     def load_examples(self, name: str, key: str) -> list | None:

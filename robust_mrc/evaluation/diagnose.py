@@ -82,10 +82,13 @@ def error_report(examples: Sequence, records: Mapping[str, dict], task: str, fol
 
     out = {
         "by_question_type": by([err_mod.question_type(ex.question) for ex in exs]),
-        "by_answer_length": by([err_mod.length_bucket(answer_words(ex), LENGTH_EDGES["answer"]) for ex in exs],
-                               err_mod.bucket_labels(LENGTH_EDGES["answer"])),
-        "by_context_length": by([err_mod.length_bucket(context_words(ex), LENGTH_EDGES["context"]) for ex in exs],
-                                err_mod.bucket_labels(LENGTH_EDGES["context"])),
+        "by_answer_length": by(
+            [err_mod.length_bucket(answer_words(ex), LENGTH_EDGES["answer"]) for ex in exs], err_mod.bucket_labels(LENGTH_EDGES["answer"])
+        ),
+        "by_context_length": by(
+            [err_mod.length_bucket(context_words(ex), LENGTH_EDGES["context"]) for ex in exs],
+            err_mod.bucket_labels(LENGTH_EDGES["context"]),
+        ),
     }
     features = [err_mod.example_features(ex, task) for ex in exs]
     out["error_predictor"] = err_mod.error_predictor(features, [not c for c in correct], folds=folds, seed=seed)
@@ -97,8 +100,9 @@ def _without_ids(result: dict, keep: int = 20) -> dict:
     return {**result, "changed_ids": list(result["changed_ids"])[:keep]}
 
 
-def run_diagnostics(cfg, report: dict, sets: Mapping[str, Any], predictions: Mapping[str, Mapping[str, dict]], modules, names,
-                    out: Path) -> dict:
+def run_diagnostics(
+    cfg, report: dict, sets: Mapping[str, Any], predictions: Mapping[str, Mapping[str, dict]], modules, names, out: Path
+) -> dict:
     wanted = list(cfg.get("diagnostics") or [])
     unknown = [d for d in wanted if d not in KNOWN]
     if unknown:
@@ -108,14 +112,17 @@ def run_diagnostics(cfg, report: dict, sets: Mapping[str, Any], predictions: Map
     result: dict[str, Any] = {}
     if "confidence" in wanted:
         result["confidence"] = {
-            model: confidence_report(per_set[CLEAN], task, float(cfg.get("confidence_threshold", 0.9)),
-                                     out / f"reliability_{_safe(model)}.png", metric)
-            for model, per_set in predictions.items() if per_set.get(CLEAN)
+            model: confidence_report(
+                per_set[CLEAN], task, float(cfg.get("confidence_threshold", 0.9)), out / f"reliability_{_safe(model)}.png", metric
+            )
+            for model, per_set in predictions.items()
+            if per_set.get(CLEAN)
         }
     if "error_analysis" in wanted:
         result["error_analysis"] = {
             model: error_report(sets[CLEAN].examples, per_set[CLEAN], task, int(cfg.get("error_folds", 10)), int(cfg.seed), metric)
-            for model, per_set in predictions.items() if per_set.get(CLEAN)
+            for model, per_set in predictions.items()
+            if per_set.get(CLEAN)
         }
     if "pq_remove" in wanted and task == "mc":
         pq = {}
@@ -134,15 +141,22 @@ def run_diagnostics(cfg, report: dict, sets: Mapping[str, Any], predictions: Map
         result["pq_remove"] = pq
     if "dpr" in wanted:
         dpr_sets = [s for s in sets.values() if s.spec.dpr]
-        result["dpr"] = {
-            model: {
-                s.name: _without_ids(different_prediction_ratio(
-                    {i: r["pred"] for i, r in per_set[CLEAN].items()},
-                    {i: r["pred"] for i, r in per_set[s.name].items()},
-                    normalize="mc" if task == "mc" else metric,
-                ))
-                for s in dpr_sets if per_set.get(s.name)
+        result["dpr"] = (
+            {
+                model: {
+                    s.name: _without_ids(
+                        different_prediction_ratio(
+                            {i: r["pred"] for i, r in per_set[CLEAN].items()},
+                            {i: r["pred"] for i, r in per_set[s.name].items()},
+                            normalize="mc" if task == "mc" else metric,
+                        )
+                    )
+                    for s in dpr_sets
+                    if per_set.get(s.name)
+                }
+                for model, per_set in predictions.items()
             }
-            for model, per_set in predictions.items()
-        } if dpr_sets else {"note": "no set marked dpr: true (add a paraphrase file: suite.extra.NAME={file: ..., dpr: true})"}
+            if dpr_sets
+            else {"note": "no set marked dpr: true (add a paraphrase file: suite.extra.NAME={file: ..., dpr: true})"}
+        )
     return result

@@ -66,8 +66,10 @@ def screen(predictor, questions: Sequence[MCExample], clean_records: Mapping[str
         own_scores[i, : len(s)] = s
     # admissible pairs: not one of the question's own options, not from its passage
     mask = pool_admissible_mask(
-        [q.options for q in questions], options,
-        own_sources=[passage_key(q.passage) for q in questions], pool_sources=[e.passage for e in pool.entries],
+        [q.options for q in questions],
+        options,
+        own_sources=[passage_key(q.passage) for q in questions],
+        pool_sources=[e.passage for e in pool.entries],
     )
     T = interference_scores(own_scores, pool_scores, mask)
     ranked = rank_pool(options, T)
@@ -76,7 +78,10 @@ def screen(predictor, questions: Sequence[MCExample], clean_records: Mapping[str
     plot_sorted_scores(T, out / "magnet_scores.png")
     pairs = n * k
     return {
-        "questions": n, "pool": k, "pairs": pairs, "seconds": round(seconds, 3),
+        "questions": n,
+        "pool": k,
+        "pairs": pairs,
+        "seconds": round(seconds, 3),
         "pairs_per_s": round(pairs / seconds, 1) if seconds > 0 else None,
         "top": [{"option": o, "T": round(float(t), 4)} for o, t in ranked[:10]],
         "mean_T": float(np.nanmean(T)) if k else 0.0,

@@ -22,8 +22,15 @@ class Predictor:
     predictions. ``loader_for(examples)`` gives the collated DataLoader of a set; ``scorer(batch_size)``
     the model as a :class:`~robust_mrc.attacks.search.Scorer` for model-in-the-loop sets."""
 
-    def __init__(self, module, ckpt_path: str | Path, make_trainer: Callable[[], Any], loader_for: Callable, cache: DiskCache,
-                 scorer: Callable[[int], Any] | None = None):
+    def __init__(
+        self,
+        module,
+        ckpt_path: str | Path,
+        make_trainer: Callable[[], Any],
+        loader_for: Callable,
+        cache: DiskCache,
+        scorer: Callable[[int], Any] | None = None,
+    ):
         self.module = module
         self.scorer = scorer
         self.ckpt_path = str(ckpt_path)

@@ -124,10 +124,22 @@ def _set_spec(entry: Mapping[str, Any], where: str, task: str) -> SetSpec:
     if entry.get("file"):
         if entry.get("model") or entry.get("attack"):
             raise SuiteConfigError(f"{where}: a file set takes no attack and no model search")
-        return SetSpec(entry["name"], file=str(entry["file"]), format=entry.get("format", "auto"), dpr=bool(entry.get("dpr", False)),
-                       limit=limit, adversarial=bool(entry.get("adversarial", False)))
-    return SetSpec(entry["name"], attack=entry.get("attack") or entry["name"], params=dict(entry.get("params") or {}),
-                   dpr=bool(entry.get("dpr", False)), model=bool(entry.get("model", False)), limit=limit)
+        return SetSpec(
+            entry["name"],
+            file=str(entry["file"]),
+            format=entry.get("format", "auto"),
+            dpr=bool(entry.get("dpr", False)),
+            limit=limit,
+            adversarial=bool(entry.get("adversarial", False)),
+        )
+    return SetSpec(
+        entry["name"],
+        attack=entry.get("attack") or entry["name"],
+        params=dict(entry.get("params") or {}),
+        dpr=bool(entry.get("dpr", False)),
+        model=bool(entry.get("model", False)),
+        limit=limit,
+    )
 
 
 def build_sets(
@@ -156,8 +168,17 @@ def build_sets(
         base = list(clean[: spec.limit]) if spec.limit else list(clean)
         if spec.model and scorer is None:
             raise SuiteConfigError(f"set {spec.name!r}: model: true needs a model to search against")
-        key = fingerprint("attacked", examples_digest(base), spec.attack, dict(spec.params), int(seed), pool_digest, task,
-                          resource_env, scorer.key if spec.model else None)
+        key = fingerprint(
+            "attacked",
+            examples_digest(base),
+            spec.attack,
+            dict(spec.params),
+            int(seed),
+            pool_digest,
+            task,
+            resource_env,
+            scorer.key if spec.model else None,
+        )
         cached = cache.load_examples(spec.name, key)
         if cached is not None and len(cached) == len(base):
             log.info("set %s: %d examples from the cache (%s)", spec.name, len(cached), key)
@@ -173,11 +194,16 @@ def build_sets(
             if not searches(attack):
                 raise SuiteConfigError(f"set {spec.name!r}: attack {spec.attack!r} has no model-in-the-loop search (drop model: true)")
             attacked, stats = run_search(attack, base, scorer, seed)
-            search = {"queries": stats.queries, "rounds": stats.rounds, "seconds": round(stats.seconds, 2),
-                      "queries_per_second": round(stats.queries_per_second, 1),
-                      "queries_per_example": round(stats.queries / max(1, len(base)), 1)}
-            log.info("set %s: %d model queries in %.1f s (%.1f queries/s)", spec.name, stats.queries, stats.seconds,
-                     stats.queries_per_second)
+            search = {
+                "queries": stats.queries,
+                "rounds": stats.rounds,
+                "seconds": round(stats.seconds, 2),
+                "queries_per_second": round(stats.queries_per_second, 1),
+                "queries_per_example": round(stats.queries / max(1, len(base)), 1),
+            }
+            log.info(
+                "set %s: %d model queries in %.1f s (%.1f queries/s)", spec.name, stats.queries, stats.seconds, stats.queries_per_second
+            )
             cache.save_json("search", key, search)
         else:
             attacked = attack_examples(attack, base, seed)

@@ -56,19 +56,36 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     suite_cfg = OmegaConf.to_container(cfg.suite, resolve=True) if cfg.get("suite") is not None else {}
     pool = splits.get("train") or splits[split]
     specs = suite_specs(suite_cfg, task)
-    sets = build_sets([s for s in specs if not s.model], splits[split], task, seed=int(cfg.seed), cache=cache,
-                      pool_examples=pool, strict=bool(cfg.data.get("strict", True)))
+    sets = build_sets(
+        [s for s in specs if not s.model],
+        splits[split],
+        task,
+        seed=int(cfg.seed),
+        cache=cache,
+        pool_examples=pool,
+        strict=bool(cfg.data.get("strict", True)),
+    )
 
     names = model_names(paths)
     predictors = [make_predictor(cfg, module, path, cache, out, task_cfg) for module, path in zip(modules, paths)]
     predictions = {name: predict_sets(predictor, sets) for name, predictor in zip(names, predictors)}
-    no_answer = {name: tune_no_answer(predictor, splits, split, predictions[name][CLEAN])
-                 for name, predictor in zip(names, predictors) if getattr(predictor.module, "no_answer", False)}
+    no_answer = {
+        name: tune_no_answer(predictor, splits, split, predictions[name][CLEAN])
+        for name, predictor in zip(names, predictors)
+        if getattr(predictor.module, "no_answer", False)
+    }
     model_sets = {}  # the model-in-the-loop sets, searched against each model
     if any(s.model for s in specs):
         for name, predictor in zip(names, predictors):
-            own = build_sets([s for s in specs if s.model], splits[split], task, seed=int(cfg.seed), cache=cache,
-                             pool_examples=pool, scorer=predictor.scorer(int(cfg.eval_batch_size)))
+            own = build_sets(
+                [s for s in specs if s.model],
+                splits[split],
+                task,
+                seed=int(cfg.seed),
+                cache=cache,
+                pool_examples=pool,
+                scorer=predictor.scorer(int(cfg.eval_batch_size)),
+            )
             own.pop(CLEAN)
             model_sets[name] = own
             predictions[name].update(predict_sets(predictor, own))
@@ -82,15 +99,24 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
         predictions["ensemble"] = {s: combine_records([predictions[n][s] for n in names], task, method) for s in sets}
 
     report = build_report(
-        task=task, suite=suite_cfg.get("name", "clean"), split=split, data=cfg.data.get("name"),
-        primary=modules[0].primary_metric, seed=int(cfg.seed), sets=sets, predictions=predictions,
-        checkpoints={**dict(zip(names, paths)), "ensemble": list(paths)}, metrics_of=modules[0].metrics_of,
-        metric=str(modules[0].task_cfg.get("metric") or "squad_v1"), model_sets=model_sets,
+        task=task,
+        suite=suite_cfg.get("name", "clean"),
+        split=split,
+        data=cfg.data.get("name"),
+        primary=modules[0].primary_metric,
+        seed=int(cfg.seed),
+        sets=sets,
+        predictions=predictions,
+        checkpoints={**dict(zip(names, paths)), "ensemble": list(paths)},
+        metrics_of=modules[0].metrics_of,
+        metric=str(modules[0].task_cfg.get("metric") or "squad_v1"),
+        model_sets=model_sets,
     )
     if no_answer:
         report["no_answer"] = no_answer
-        report["notes"] += [f"{n}: answers \"\" when null score - best span score > {v['threshold']:.4g} ({v['source']})"
-                            for n, v in no_answer.items()]
+        report["notes"] += [
+            f'{n}: answers "" when null score - best span score > {v["threshold"]:.4g} ({v["source"]})' for n, v in no_answer.items()
+        ]
     report["diagnostics"] = run_diagnostics(cfg, report, sets, predictions, modules, names, out)
     if screening is not None:
         report["diagnostics"]["magnet_screen"] = screening
@@ -164,8 +190,9 @@ def tune_no_answer(predictor: Predictor, splits: dict[str, list], split: str, cl
     validation = splits.get("validation") or []
     if split == "validation" or validation:
         examples = validation if split != "validation" else splits[split]
-        records = clean if split == "validation" else predictor.records(
-            "validation", examples, fingerprint("clean", examples_digest(examples)))
+        records = (
+            clean if split == "validation" else predictor.records("validation", examples, fingerprint("clean", examples_digest(examples)))
+        )
         module.tune_no_answer(records)
         info = {"source": "tuned on the validation split", "n": len(records)}
         info.update({f"validation_{k}": v for k, v in module.metrics_of(records).items()})

@@ -58,9 +58,7 @@ def get_scorer(name: str) -> SpanScorer:
     try:
         return SCORERS[METRIC_ALIASES.get(name, name)]
     except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown span metric {name!r}; expected one of {sorted(SPAN_METRICS)}"
-        ) from None
+        raise ValueError(f"unknown span metric {name!r}; expected one of {sorted(SPAN_METRICS)}") from None
 
 
 def get_span_metric(name: str) -> Callable[..., dict[str, float]]:

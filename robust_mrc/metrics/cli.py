@@ -34,13 +34,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("data_file", metavar="DATA_FILE", help="SQuAD-layout JSON (plain or .gz); only ids and answer texts are read")
     parser.add_argument("predictions", metavar="PREDICTIONS_JSON", help="JSON object {question id: answer text}")
     parser.add_argument(
-        "--metric", choices=_METRICS + ("squad",), default=None,
+        "--metric",
+        choices=_METRICS + ("squad",),
+        default=None,
         help="squad_v1 (evaluate-v1.1.py; 'squad' is an alias), squad_v2 (evaluate-v2.0.py) or "
         "dureader (DuReader_robust evaluate.py); default: squad_v2 when a question of DATA_FILE has "
         '"is_impossible": true, else squad_v1',
     )
     parser.add_argument(
-        "--adversarial", action="store_true",
+        "--adversarial",
+        action="store_true",
         help="also report orig_/adv_ exact_match and f1: variants '<original id>-<suffix>' grouped "
         "with their original, the worst (lowest-F1) answered variant per group",
     )

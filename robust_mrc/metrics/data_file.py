@@ -65,8 +65,7 @@ def read_references(path: str | Path) -> tuple[dict[str, list[str]], bool]:
     references: dict[str, list[str]] = {}
     impossible = False
     for a, article in enumerate(doc["data"]):
-        _expect(isinstance(article, dict) and isinstance(article.get("paragraphs"), list),
-                path, f"data[{a}]", 'no "paragraphs" list')
+        _expect(isinstance(article, dict) and isinstance(article.get("paragraphs"), list), path, f"data[{a}]", 'no "paragraphs" list')
         for p, paragraph in enumerate(article["paragraphs"]):
             where = f"data[{a}].paragraphs[{p}]"
             _expect(isinstance(paragraph, dict) and isinstance(paragraph.get("qas"), list), path, where, 'no "qas" list')
@@ -74,8 +73,12 @@ def read_references(path: str | Path) -> tuple[dict[str, list[str]], bool]:
                 where_q = f"{where}.qas[{q}]"
                 _expect(isinstance(qa, dict) and isinstance(qa.get("id"), (str, int)), path, where_q, 'no "id"')
                 answers = qa.get("answers", [])
-                _expect(isinstance(answers, list) and all(isinstance(x, dict) and isinstance(x.get("text"), str) for x in answers),
-                        path, f"{where_q} (id {qa['id']})", '"answers" is not a list of {"text": ...} objects')
+                _expect(
+                    isinstance(answers, list) and all(isinstance(x, dict) and isinstance(x.get("text"), str) for x in answers),
+                    path,
+                    f"{where_q} (id {qa['id']})",
+                    '"answers" is not a list of {"text": ...} objects',
+                )
                 qid = str(qa["id"])
                 _expect(qid not in references, path, where_q, f"question id {qid!r} appears twice")
                 references[qid] = [x["text"] for x in answers]

@@ -51,7 +51,7 @@ __all__ = [
 
 #: the characters the official script removes (its "……" entry is two characters long and so
 #: never equals one character: "…" is kept)
-PUNCTUATION = frozenset(":_`(),|" "，。：？！“”；’《》·、「」（）－～『』")
+PUNCTUATION = frozenset(":_`(),|，。：？！“”；’《》·、「」（）－～『』")
 
 #: code point ranges (inclusive) whose characters are tokens of their own
 CJK_RANGES: tuple[tuple[int, int], ...] = (
@@ -141,9 +141,7 @@ def _question_f1(pred: str, golds: Sequence[str]) -> float:
 DUREADER = SpanScorer("dureader", "DuReader_robust evaluate.py", _question_em, _question_f1, normalize_dureader)
 
 
-def dureader_scores(
-    predictions: Mapping[str, str], references: Mapping[str, Iterable[str] | str]
-) -> dict[str, float]:
+def dureader_scores(predictions: Mapping[str, str], references: Mapping[str, Iterable[str] | str]) -> dict[str, float]:
     """``{"exact_match": %, "f1": %}`` of the official script: the mean over every question of
     ``references`` (``{id: gold texts}``); a missing prediction scores 0, extra ids are ignored."""
     return corpus_scores(predictions, references, _question_em, _question_f1)

@@ -48,8 +48,9 @@ def best_threshold(diffs: Sequence[float], answered: Sequence[float], abstained:
     return threshold, best
 
 
-def tune_threshold(span_answers: Mapping[str, str], diffs: Mapping[str, float], references: Mapping[str, Iterable[str]],
-                   metric: str = "squad_v2") -> tuple[float, float]:
+def tune_threshold(
+    span_answers: Mapping[str, str], diffs: Mapping[str, float], references: Mapping[str, Iterable[str]], metric: str = "squad_v2"
+) -> tuple[float, float]:
     """``(threshold, F1 in percent)`` tuned on the questions of ``references`` (``{id: gold
     texts}``; unanswerable: ``[]``): ``span_answers[id]`` is the best span, ``diffs[id]`` its
     null score minus its span score; F1 by ``metric``'s scorer. A question without a prediction

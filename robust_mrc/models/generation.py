@@ -71,8 +71,15 @@ class GenerationModule(QAModule):
         return loss
 
     # -- generation -----------------------------------------------------------------------
-    def generate_beams(self, batch: dict, num_beams: int, *, max_new_tokens: int | None = None,
-                       no_repeat_ngram_size: int | None = None, num_return: int | None = None) -> list[list[str]]:
+    def generate_beams(
+        self,
+        batch: dict,
+        num_beams: int,
+        *,
+        max_new_tokens: int | None = None,
+        no_repeat_ngram_size: int | None = None,
+        num_return: int | None = None,
+    ) -> list[list[str]]:
         """Beam search from each source row of ``batch``: per example its ``num_return`` (default:
         all ``num_beams``) decoded beams, best first. ``max_new_tokens`` and
         ``no_repeat_ngram_size`` default to the task's (20 and 1: the paper's setting)."""
@@ -88,8 +95,9 @@ class GenerationModule(QAModule):
                 num_return_sequences=ret,
                 do_sample=False,
                 max_new_tokens=int(max_new_tokens or self.task_cfg.get("max_new_tokens", 20)),
-                no_repeat_ngram_size=int(self.task_cfg.get("no_repeat_ngram_size", 1)
-                                         if no_repeat_ngram_size is None else no_repeat_ngram_size),
+                no_repeat_ngram_size=int(
+                    self.task_cfg.get("no_repeat_ngram_size", 1) if no_repeat_ngram_size is None else no_repeat_ngram_size
+                ),
             )
         texts = [t.strip() for t in self.tokenizer.batch_decode(out, skip_special_tokens=True, clean_up_tokenization_spaces=True)]
         return [texts[i * ret : (i + 1) * ret] for i in range(len(batch["ids"]))]

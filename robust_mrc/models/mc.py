@@ -44,8 +44,12 @@ class MultipleChoiceModule(QAModule):
         counts = batch["option_mask"].sum(-1).tolist()
         return {
             # probs: softmax over the real options; scores: the head's raw option logits S(o)
-            ex_id: {"pred": p, "label": int(y), "probs": [round(x, 6) for x in pr[:c].tolist()],
-                    "scores": [round(x, 5) for x in sc[:c].tolist()]}
+            ex_id: {
+                "pred": p,
+                "label": int(y),
+                "probs": [round(x, 6) for x in pr[:c].tolist()],
+                "scores": [round(x, 5) for x in sc[:c].tolist()],
+            }
             for ex_id, p, y, pr, sc, c in zip(batch["ids"], preds, batch["labels"].tolist(), probs, scores, counts)
         }
 

@@ -34,9 +34,7 @@ class SpanQAModule(QAModule):
         return self.backbone(**self.backbone_inputs(batch))
 
     def training_step(self, batch, batch_idx):
-        out = self.backbone(
-            **self.backbone_inputs(batch), start_positions=batch["start_positions"], end_positions=batch["end_positions"]
-        )
+        out = self.backbone(**self.backbone_inputs(batch), start_positions=batch["start_positions"], end_positions=batch["end_positions"])
         self.log("train/loss", out.loss, prog_bar=True, batch_size=len(batch["ids"]))
         return out.loss
 

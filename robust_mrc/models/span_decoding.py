@@ -170,4 +170,3 @@ def apply_no_answer(records: dict[str, dict], threshold: float | None) -> dict[s
             continue
         out[ex_id] = {**rec, "pred": no_answer_decision(rec, threshold), "span_pred": rec["pred"]}
     return out
-

@@ -80,9 +80,7 @@ def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None
         st = stage or ("test" if f"test/{metric}" in metrics else "val")
         row: dict = {"training": name, "clean": metrics.get(f"{st}/{metric}")}
         attacks = sorted(
-            k[len(st) + 1 : -len(metric) - 1]
-            for k in metrics
-            if k.startswith(f"{st}/") and k.endswith(f"/{metric}") and k.count("/") == 2
+            k[len(st) + 1 : -len(metric) - 1] for k in metrics if k.startswith(f"{st}/") and k.endswith(f"/{metric}") and k.count("/") == 2
         )
         for attack in attacks:
             row[attack] = metrics[f"{st}/{attack}/{metric}"]

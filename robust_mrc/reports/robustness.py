@@ -54,9 +54,19 @@ def model_summary(set_metrics: dict[str, dict], primary: str) -> dict[str, Any]:
     return out
 
 
-def set_entry(records: Mapping[str, dict], clean_records: Mapping[str, dict] | None, *, metrics_of, primary: str,
-              task: str, metric: str = "squad_v1", adversarial: bool = False, order: Sequence[str] | None = None,
-              model_set: bool = False, seed: int = 0) -> dict:
+def set_entry(
+    records: Mapping[str, dict],
+    clean_records: Mapping[str, dict] | None,
+    *,
+    metrics_of,
+    primary: str,
+    task: str,
+    metric: str = "squad_v1",
+    adversarial: bool = False,
+    order: Sequence[str] | None = None,
+    model_set: bool = False,
+    seed: int = 0,
+) -> dict:
     """Metrics of one set and, against the clean set, ``drop`` (relative), ``abs_drop`` (clean -
     attacked) and ``flip`` over the paired questions.
 
@@ -91,24 +101,42 @@ def set_entry(records: Mapping[str, dict], clean_records: Mapping[str, dict] | N
             golds.setdefault(o, clean_records[o]["golds"])
         ordered = {i: golds[i] for i in dict.fromkeys([o for o, _ in pairs] + ids) if i in golds}
         grouped = adversarial_scores(preds, ordered, metric)
-        entry.update({"orig_em": grouped["orig_exact_match"], "orig_f1": grouped["orig_f1"],
-                      "adv_em": grouped["adv_exact_match"], "adv_f1": grouped["adv_f1"]})
+        entry.update(
+            {
+                "orig_em": grouped["orig_exact_match"],
+                "orig_f1": grouped["orig_f1"],
+                "adv_em": grouped["adv_exact_match"],
+                "adv_f1": grouped["adv_f1"],
+            }
+        )
         clean_value, attacked_value = entry[f"orig_{primary}"], entry[f"adv_{primary}"]
     elif model_set and task == "span":
         entry.update({"orig_em": paired_clean["em"], "orig_f1": paired_clean["f1"], "adv_em": entry["em"], "adv_f1": entry["f1"]})
     entry["drop"] = relative_drop(clean_value, attacked_value)
     entry["abs_drop"] = clean_value - attacked_value
     # mc: the chosen option's index; span: answers compared under the task's scorer
-    flip = different_prediction_ratio({o: clean_records[o]["pred"] for o, _ in pairs}, {i: r["pred"] for i, r in records.items()},
-                                      pairs, "mc" if task == "mc" else metric)
+    flip = different_prediction_ratio(
+        {o: clean_records[o]["pred"] for o, _ in pairs}, {i: r["pred"] for i, r in records.items()}, pairs, "mc" if task == "mc" else metric
+    )
     entry["flip"] = flip["dpr"]
     return entry
 
 
-def build_report(*, task: str, suite: str, split: str, data: str | None, primary: str, seed: int,
-                 sets: Mapping[str, Any], predictions: Mapping[str, Mapping[str, dict]],
-                 checkpoints: Mapping[str, Any], metrics_of, metric: str = "squad_v1",
-                 model_sets: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+def build_report(
+    *,
+    task: str,
+    suite: str,
+    split: str,
+    data: str | None,
+    primary: str,
+    seed: int,
+    sets: Mapping[str, Any],
+    predictions: Mapping[str, Mapping[str, dict]],
+    checkpoints: Mapping[str, Any],
+    metrics_of,
+    metric: str = "squad_v1",
+    model_sets: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The report of one evaluation: per set its provenance, per model and set the metrics, the
     drop and the flip against clean (:func:`set_entry`), and per model the attack average.
 
@@ -118,8 +146,15 @@ def build_report(*, task: str, suite: str, split: str, data: str | None, primary
     records -> metrics (the task module's); ``metric``: the span scorer's name."""
     model_sets = model_sets or {}
     report: dict[str, Any] = {
-        "task": task, "suite": suite, "split": split, "data": data,
-        "primary": primary, "seed": seed, "models": {}, "sets": {}, "notes": [],
+        "task": task,
+        "suite": suite,
+        "split": split,
+        "data": data,
+        "primary": primary,
+        "seed": seed,
+        "models": {},
+        "sets": {},
+        "notes": [],
     }
     for s in sets.values():
         report["sets"][s.name] = _provenance(s)
@@ -136,10 +171,16 @@ def build_report(*, task: str, suite: str, split: str, data: str | None, primary
             built = sets.get(set_name) or model_sets.get(model, {}).get(set_name)
             spec = getattr(built, "spec", None)
             entry["sets"][set_name] = set_entry(
-                records, clean_records if set_name != CLEAN else None, metrics_of=metrics_of, primary=primary, task=task,
-                metric=metric, adversarial=bool(getattr(spec, "adversarial", False)),
+                records,
+                clean_records if set_name != CLEAN else None,
+                metrics_of=metrics_of,
+                primary=primary,
+                task=task,
+                metric=metric,
+                adversarial=bool(getattr(spec, "adversarial", False)),
                 order=[ex.id for ex in built.examples] if built is not None else None,
-                model_set=bool(getattr(spec, "model", False)), seed=seed,
+                model_set=bool(getattr(spec, "model", False)),
+                seed=seed,
             )
         entry.update(model_summary(entry["sets"], primary))
         report["models"][model] = entry
@@ -147,8 +188,13 @@ def build_report(*, task: str, suite: str, split: str, data: str | None, primary
 
 
 def _provenance(s) -> dict[str, Any]:
-    info = {"n": len(s.examples), "source": s.spec.file or s.spec.attack or CLEAN, "fingerprint": s.fingerprint,
-            "cached": s.cached, "unchanged": s.fallbacks}
+    info = {
+        "n": len(s.examples),
+        "source": s.spec.file or s.spec.attack or CLEAN,
+        "fingerprint": s.fingerprint,
+        "cached": s.cached,
+        "unchanged": s.fallbacks,
+    }
     if getattr(s, "search", None):
         info["search"] = s.search
     return info
@@ -222,8 +268,10 @@ def markdown(report: Mapping[str, Any]) -> str:
     tables (:mod:`robust_mrc.reports.diagnostic_tables`)."""
     rows = report_rows(report)
     lines = [f"# Robustness report: suite {report.get('suite')} ({report.get('split')})", ""]
-    lines.append(f"Primary metric `{report['primary']}` (95% CI: bootstrap over questions); drop = relative to clean; "
-                 "flip = share of predictions changed against clean.")
+    lines.append(
+        f"Primary metric `{report['primary']}` (95% CI: bootstrap over questions); drop = relative to clean; "
+        "flip = share of predictions changed against clean."
+    )
     lines += ["", format_table(_ci_column(report, rows)) if rows else "no predictions"]
     for note in report.get("notes", []):
         lines.append(f"- {note}")
@@ -243,13 +291,20 @@ def plot_report(report: Mapping[str, Any], path: str | Path) -> Path:
         entries = [report["models"][model]["sets"].get(s, {}) for s in sets]
         values = [e.get(primary, 0.0) for e in entries]
         xs = [i + (j - (len(models) - 1) / 2) * width for i in range(len(sets))]
-        errors = [[max(0.0, v - e["ci95"][0]) if "ci95" in e else 0.0 for v, e in zip(values, entries)],
-                  [max(0.0, e["ci95"][1] - v) if "ci95" in e else 0.0 for v, e in zip(values, entries)]]
+        errors = [
+            [max(0.0, v - e["ci95"][0]) if "ci95" in e else 0.0 for v, e in zip(values, entries)],
+            [max(0.0, e["ci95"][1] - v) if "ci95" in e else 0.0 for v, e in zip(values, entries)],
+        ]
         bars = ax.bar(xs, values, width=width, label=model, yerr=errors, capsize=3, error_kw={"linewidth": 0.8})
         clean = report["models"][model]["sets"].get(CLEAN, {}).get(primary)
         if clean is not None:
-            ax.axhline(clean, color=bars.patches[0].get_facecolor() if bars.patches else None, linestyle="--", linewidth=1,
-                       label=f"clean ({model})" if len(models) > 1 else "clean")
+            ax.axhline(
+                clean,
+                color=bars.patches[0].get_facecolor() if bars.patches else None,
+                linestyle="--",
+                linewidth=1,
+                label=f"clean ({model})" if len(models) > 1 else "clean",
+            )
     ax.set_xticks(range(len(sets)))
     ax.set_xticklabels(sets, rotation=30, ha="right")
     ax.set_ylabel(primary)

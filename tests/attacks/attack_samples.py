@@ -14,14 +14,22 @@ PASSAGE = (
 
 def mc_examples() -> list[MCExample]:
     return [
-        MCExample("q1", PASSAGE, "How does Tom go to school every morning?",
-                  ("By bus.", "On foot.", "By bike.", "By car."), 1),
-        MCExample("q2", PASSAGE, "The students planted _ trees last year.",
-                  ("100", "120", "150", "200"), 1),
-        MCExample("q3", PASSAGE, "What does Mrs. Green like to do?",
-                  ("Sing happy songs.", "Tell stories about the castle.", "Climb the mountains.", "Plant trees."), 1),
-        MCExample("q4", PASSAGE, "Which is the happiest day for Tom?",
-                  ("His birthday.", "The first day of school.", "The village festival.", "New Year's Day."), 2),
+        MCExample("q1", PASSAGE, "How does Tom go to school every morning?", ("By bus.", "On foot.", "By bike.", "By car."), 1),
+        MCExample("q2", PASSAGE, "The students planted _ trees last year.", ("100", "120", "150", "200"), 1),
+        MCExample(
+            "q3",
+            PASSAGE,
+            "What does Mrs. Green like to do?",
+            ("Sing happy songs.", "Tell stories about the castle.", "Climb the mountains.", "Plant trees."),
+            1,
+        ),
+        MCExample(
+            "q4",
+            PASSAGE,
+            "Which is the happiest day for Tom?",
+            ("His birthday.", "The first day of school.", "The village festival.", "New Year's Day."),
+            2,
+        ),
     ]
 
 
@@ -52,13 +60,28 @@ def span_examples() -> list[SpanExample]:
 
 TINY_VECTORS = {
     # word: a 4-d vector; neighbours are by cosine
-    "school": [1, 0, 0, 0], "college": [0.95, 0.1, 0, 0], "academy": [0.9, 0.2, 0, 0],
-    "morning": [0, 1, 0, 0], "evening": [0.1, 0.95, 0, 0], "dawn": [0, 0.9, 0.2, 0],
-    "village": [0, 0, 1, 0], "town": [0, 0.1, 0.95, 0], "hamlet": [0, 0, 0.9, 0.3],
-    "trees": [0, 0, 0, 1], "plants": [0.1, 0, 0, 0.95], "bushes": [0, 0.1, 0.1, 0.9],
-    "teacher": [0.5, 0.5, 0, 0], "tutor": [0.55, 0.45, 0, 0], "mountains": [0, 0.5, 0.5, 0], "hills": [0, 0.45, 0.55, 0],
-    "students": [0.5, 0, 0, 0.5], "pupils": [0.45, 0, 0, 0.55], "stories": [0, 0, 0.5, 0.5], "tales": [0, 0, 0.45, 0.55],
-    "tom": [0.3, 0.3, 0.3, 0.1], "jim": [0.31, 0.29, 0.3, 0.1], "castle": [0.2, 0, 0.7, 0.1], "palace": [0.21, 0, 0.69, 0.1],
+    "school": [1, 0, 0, 0],
+    "college": [0.95, 0.1, 0, 0],
+    "academy": [0.9, 0.2, 0, 0],
+    "morning": [0, 1, 0, 0],
+    "evening": [0.1, 0.95, 0, 0],
+    "dawn": [0, 0.9, 0.2, 0],
+    "village": [0, 0, 1, 0],
+    "town": [0, 0.1, 0.95, 0],
+    "hamlet": [0, 0, 0.9, 0.3],
+    "trees": [0, 0, 0, 1],
+    "plants": [0.1, 0, 0, 0.95],
+    "bushes": [0, 0.1, 0.1, 0.9],
+    "teacher": [0.5, 0.5, 0, 0],
+    "tutor": [0.55, 0.45, 0, 0],
+    "mountains": [0, 0.5, 0.5, 0],
+    "hills": [0, 0.45, 0.55, 0],
+    "students": [0.5, 0, 0, 0.5],
+    "pupils": [0.45, 0, 0, 0.55],
+    "stories": [0, 0, 0.5, 0.5],
+    "tales": [0, 0, 0.45, 0.55],
+    "tom": [0.3, 0.3, 0.3, 0.1],
+    "jim": [0.31, 0.29, 0.3, 0.1],
+    "castle": [0.2, 0, 0.7, 0.1],
+    "palace": [0.21, 0, 0.69, 0.1],
 }
-
-

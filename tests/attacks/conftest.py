@@ -31,7 +31,8 @@ def spans():
 def wordnet_ok():
     if not R.has_wordnet():  # CI (ROBUST_MRC_CI=1) installs WordNet: there its absence is a failure
         (pytest.fail if os.environ.get("ROBUST_MRC_CI") == "1" else pytest.skip)(
-            "WordNet is absent: apt-get install wordnet-base wordnet-sense-index")
+            "WordNet is absent: apt-get install wordnet-base wordnet-sense-index"
+        )
     return True
 
 

@@ -16,8 +16,18 @@ from robust_mrc.data.examples import MCExample
 def _write_race_jsonl(path, examples):
     with open(path, "w") as fh:
         for e in examples:
-            fh.write(json.dumps({"example_id": e.id, "article": e.passage, "question": e.question,
-                                 "options": list(e.options), "answer": e.answer_letter}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "example_id": e.id,
+                        "article": e.passage,
+                        "question": e.question,
+                        "options": list(e.options),
+                        "answer": e.answer_letter,
+                    }
+                )
+                + "\n"
+            )
 
 
 def test_list(capsys):
@@ -86,6 +96,7 @@ def test_stats_count_words():
 def test_cli_errors():
     with pytest.raises(SystemExit, match="apply needs"):
         main(["apply", "attack=charswap"])
-    res = subprocess.run([sys.executable, "-m", "robust_mrc.attacks", "apply", "attack=nope", "data=x", "out=y"],
-                         capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, "-m", "robust_mrc.attacks", "apply", "attack=nope", "data=x", "out=y"], capture_output=True, text=True
+    )
     assert res.returncode != 0

@@ -13,8 +13,17 @@ from robust_mrc.attacks.pools import OptionPool
 from robust_mrc.attacks.text import normalize, words
 from robust_mrc.data.examples import MCExample
 
-MC_ATTACKS = {"addsent", "charswap", "distractor_extraction", "distractor_generation", "magnet",
-              "extra_option", "diagnosis", "word_replace", "paraphrase"}
+MC_ATTACKS = {
+    "addsent",
+    "charswap",
+    "distractor_extraction",
+    "distractor_generation",
+    "magnet",
+    "extra_option",
+    "diagnosis",
+    "word_replace",
+    "paraphrase",
+}
 
 
 def rng(ex, name, seed=0):
@@ -224,9 +233,18 @@ def test_word_replace_with_vector_file(mc, tiny_vectors):
     wo, wn = words(ex.passage), words(new.passage)
     assert len(wo) == len(wn)
     pairs = {(a.lower(), b.lower()) for a, b in zip(wo, wn) if a != b}
-    assert pairs and pairs <= {("school", "college"), ("morning", "evening"), ("village", "town"),
-                               ("trees", "plants"), ("teacher", "tutor"), ("mountains", "hills"),
-                               ("students", "pupils"), ("stories", "tales"), ("tom", "jim"), ("castle", "palace")}
+    assert pairs and pairs <= {
+        ("school", "college"),
+        ("morning", "evening"),
+        ("village", "town"),
+        ("trees", "plants"),
+        ("teacher", "tutor"),
+        ("mountains", "hills"),
+        ("students", "pupils"),
+        ("stories", "tales"),
+        ("tom", "jim"),
+        ("castle", "palace"),
+    }
     for a, b in zip(wo, wn):
         if a != b:
             assert a[0].isupper() == b[0].isupper()
@@ -241,8 +259,12 @@ def test_paraphrase_needs_a_paraphraser(mc):
 
 
 def test_attacks_pickle(mc, wordnet_ok):
-    for name, kw in [("addsent", {}), ("charswap", {"question_only": True}), ("magnet", {"pool": ["A.", "B."]}),
-                     ("distractor_generation", {"pool": mc})]:
+    for name, kw in [
+        ("addsent", {}),
+        ("charswap", {"question_only": True}),
+        ("magnet", {"pool": ["A.", "B."]}),
+        ("distractor_generation", {"pool": mc}),
+    ]:
         attack = get_attack(name, "mc", **kw)
         ex = mc[0]
         first = attack(ex, rng(ex, name))

@@ -10,8 +10,31 @@ from robust_mrc.attacks.span.common import answer_sentences
 from robust_mrc.attacks.text import normalize
 from robust_mrc.data.examples import Answer, MCExample, SpanExample
 
-WORDS = ["school", "teacher", "morning", "happy", "village", "Tom", "quickly", "river", "green", "big",
-         "walks", "planted", "trees", "the", "a", "of", "is", "was", "not", "120", "1984", "story", "Mary"]
+WORDS = [
+    "school",
+    "teacher",
+    "morning",
+    "happy",
+    "village",
+    "Tom",
+    "quickly",
+    "river",
+    "green",
+    "big",
+    "walks",
+    "planted",
+    "trees",
+    "the",
+    "a",
+    "of",
+    "is",
+    "was",
+    "not",
+    "120",
+    "1984",
+    "story",
+    "Mary",
+]
 sentence = st.lists(st.sampled_from(WORDS), min_size=3, max_size=12).map(lambda ws: " ".join(ws).capitalize() + ".")
 passage = st.lists(sentence, min_size=1, max_size=6).map(" ".join)
 option = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join)
@@ -42,13 +65,24 @@ def span_example(draw):
     return SpanExample("h", ctx, draw(sentence).rstrip(".") + "?", (Answer(text, s),))
 
 
-MC_CASES = [("charswap", {}), ("diagnosis", {}), ("distractor_extraction", {}),
-            ("magnet", {"pool": ["Walk to the river.", "A big green tree.", "Nothing at all."]}),
-            ("extra_option", {"pool": ["Walk to the river.", "A big green tree."], "position": "random"}),
-            ("addsent", {})]
-SPAN_CASES = [("addsent", {}), ("addonesent", {}), ("addsentmod", {}), ("addcommon", {"position": "random"}),
-              ("char_noise", {"spare": "span"}), ("word_noise", {"spare": "span"}),
-              ("char_noise", {"spare": "sentence"}), ("word_noise", {"spare": "sentence"})]
+MC_CASES = [
+    ("charswap", {}),
+    ("diagnosis", {}),
+    ("distractor_extraction", {}),
+    ("magnet", {"pool": ["Walk to the river.", "A big green tree.", "Nothing at all."]}),
+    ("extra_option", {"pool": ["Walk to the river.", "A big green tree."], "position": "random"}),
+    ("addsent", {}),
+]
+SPAN_CASES = [
+    ("addsent", {}),
+    ("addonesent", {}),
+    ("addsentmod", {}),
+    ("addcommon", {"position": "random"}),
+    ("char_noise", {"spare": "span"}),
+    ("word_noise", {"spare": "span"}),
+    ("char_noise", {"spare": "sentence"}),
+    ("word_noise", {"spare": "sentence"}),
+]
 
 
 @SETTINGS

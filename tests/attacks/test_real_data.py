@@ -35,9 +35,15 @@ def _run(attack, examples):
 
 
 def test_race_mc_attacks(race, wordnet_ok):
-    for name, kw in [("charswap", {}), ("addsent", {}), ("distractor_extraction", {}),
-                     ("distractor_generation", {"pool": race}), ("magnet", {"pool": race}),
-                     ("extra_option", {"pool": race, "position": "random"}), ("diagnosis", {})]:
+    for name, kw in [
+        ("charswap", {}),
+        ("addsent", {}),
+        ("distractor_extraction", {}),
+        ("distractor_generation", {"pool": race}),
+        ("magnet", {"pool": race}),
+        ("extra_option", {"pool": race, "position": "random"}),
+        ("diagnosis", {}),
+    ]:
         pairs = _run(get_attack(name, "mc", **kw), race)
         done = [(e, n) for e, n in pairs if n is not None]
         assert len(done) >= 0.7 * len(pairs), name
@@ -55,8 +61,16 @@ def test_race_mc_attacks(race, wordnet_ok):
 
 
 def test_squad_span_attacks(squad, wordnet_ok):
-    for name, kw in [("addsent", {}), ("addonesent", {}), ("addsentmod", {}), ("addcommon", {}), ("char_noise", {}),
-                     ("word_noise", {}), ("char_noise", {"spare": "sentence"}), ("word_noise", {"spare": "sentence"})]:
+    for name, kw in [
+        ("addsent", {}),
+        ("addonesent", {}),
+        ("addsentmod", {}),
+        ("addcommon", {}),
+        ("char_noise", {}),
+        ("word_noise", {}),
+        ("char_noise", {"spare": "sentence"}),
+        ("word_noise", {"spare": "sentence"}),
+    ]:
         pairs = _run(get_attack(name, "span", **kw), squad)
         done = [(e, n) for e, n in pairs if n is not None]
         assert len(done) >= 0.5 * len(pairs), name

@@ -169,7 +169,14 @@ def test_spacy_tagger_maps_universal_tags(fresh):
     tags = R.pos_tag(toks, "spacy")
     assert tags == [R.FUNC, R.AUX, R.PROPN, R.VERB, R.FUNC, R.FUNC, R.FUNC, R.PROPN, R.PROPN, R.PUNCT]
     assert R.pos_tag(["The", "3", "quick", "dogs", "ran", "quickly", "."], "spacy") == [
-        R.FUNC, R.NUM, R.ADJ, R.NOUN, R.VERB, R.ADV, R.PUNCT]
+        R.FUNC,
+        R.NUM,
+        R.ADJ,
+        R.NOUN,
+        R.VERB,
+        R.ADV,
+        R.PUNCT,
+    ]
     assert R.tagger_name("spacy").startswith("spacy 3.")
     # spaCy reads the word in context where the heuristic takes the commonest WordNet sense
     assert R.pos_tag(["She", "books", "flights", "every", "week", "."], "spacy")[1] == R.VERB

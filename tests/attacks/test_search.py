@@ -81,7 +81,7 @@ def test_addany_stops_as_soon_as_the_argmax_answer_has_f1_zero():
     scorer = TableScorer(f" {common} ")
     attack = build_attack({"name": "addany", "params": {"budget": 5000}}, "span")
     (adv,), stats = (lambda r: (r[0].examples, r[1]))(run_search(attack, [ex], scorer, seed=0, progress=False))
-    added = adv.context[len(CONTEXT):].split()
+    added = adv.context[len(CONTEXT) :].split()
     assert common in added and len(added) == 10
     assert stats.queries < 5000  # stopped early, not at the budget
     assert adv.context[adv.answers[0].start : adv.answers[0].end] == "Broncos"
@@ -94,7 +94,7 @@ def test_addany_and_addcommon_respect_the_query_budget(budget):
         scorer = TableScorer(None)  # never fooled: the search runs until the budget is spent
         result, stats = run_search(attack, [example()], scorer, seed=0, progress=False)
         assert stats.queries == budget == scorer.seen
-        assert len(result.examples[0].context[len(CONTEXT):].split()) == 10
+        assert len(result.examples[0].context[len(CONTEXT) :].split()) == 10
 
 
 def test_addcommon_tries_common_words_only_and_addany_adds_the_question_words():
@@ -106,7 +106,7 @@ def test_addcommon_tries_common_words_only_and_addany_adds_the_question_words():
         class Recorder(TableScorer):
             def predict(self, examples, _words=words):
                 for e in examples:
-                    _words.update(e.context[len(CONTEXT):].split())
+                    _words.update(e.context[len(CONTEXT) :].split())
                 return super().predict(examples)
 
         run_search(build_attack({"name": name, "params": {"budget": 300}}, "span"), [ex], Recorder(None), seed=0, progress=False)

@@ -26,7 +26,7 @@ def check_offsets(new):
 def added_sentence(old, new):
     """The text an insertion attack added (the context minus the original)."""
     if new.context.startswith(old.context):
-        return new.context[len(old.context):].strip()
+        return new.context[len(old.context) :].strip()
     if new.context.endswith(old.context):
         return new.context[: -len(old.context)].strip()
     return new.edits[-1].detail
@@ -119,8 +119,8 @@ def _free_positions(ex, spared):
 def _rest_of_answer_sentence_changed(ex, new):
     """True when the answer's sentence changed outside the answer (char_noise: same offsets)."""
     a = ex.answers[0]
-    (s, e), = [(s, e) for s, e in answer_sentences(ex) if s <= a.start < e]
-    return ex.context[s:a.start] + ex.context[a.end:e] != new.context[s:a.start] + new.context[a.end:e]
+    ((s, e),) = [(s, e) for s, e in answer_sentences(ex) if s <= a.start < e]
+    return ex.context[s : a.start] + ex.context[a.end : e] != new.context[s : a.start] + new.context[a.end : e]
 
 
 def test_char_noise_spares_only_the_answer_spans(spans):
@@ -205,7 +205,7 @@ def test_word_noise_spare_sentence_keeps_answer_sentences(spans, wordnet_ok):
         for s, e in answer_sentences(ex):
             assert ex.context[s:e] in new.context
         for old, a in zip(ex.answers, new.answers):  # the answer's whole sentence moved as one
-            (s, e), = [(s, e) for s, e in answer_sentences(ex) if s <= old.start < e]
+            ((s, e),) = [(s, e) for s, e in answer_sentences(ex) if s <= old.start < e]
             start = a.start - (old.start - s)
             assert new.context[start : start + (e - s)] == ex.context[s:e]
         assert new.context != ex.context

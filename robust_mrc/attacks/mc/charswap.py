@@ -69,12 +69,12 @@ class CharSwapMC(Attack):
                     if low not in R.STOPWORDS and w.isalpha():
                         keys.add(low)
                         keys.add("\0" + R.stem(low))
-            passage, npas = _swap_words(
-                ex.passage, rng, lambda w: w.lower() in keys or ("\0" + R.stem(w.lower())) in keys
-            )
+            passage, npas = _swap_words(ex.passage, rng, lambda w: w.lower() in keys or ("\0" + R.stem(w.lower())) in keys)
         if nq + npas == 0:
             return None
         return ex.replace(
-            attack=self.name, detail=f"{nq} question and {npas} passage words swapped",
-            question=question, passage=passage,
+            attack=self.name,
+            detail=f"{nq} question and {npas} passage words swapped",
+            question=question,
+            passage=passage,
         )

@@ -107,8 +107,9 @@ def extract_spans(ex, top: int = 20) -> list[str]:
     return filter_spans([(span, sst) for *_, span, sst in cands[:top]], answer)
 
 
-def filter_spans(candidates: Iterable[str | tuple[str, set[str]]], answer: str, limit: int | None = None,
-                 dropped: Counter | None = None) -> list[str]:
+def filter_spans(
+    candidates: Iterable[str | tuple[str, set[str]]], answer: str, limit: int | None = None, dropped: Counter | None = None
+) -> list[str]:
     """The DE post-processing of seed 000 section 3.1 (``reference-algorithms.md``, "Distractor
     Extraction"): walk ``candidates`` (spans, best first; or ``(span, stems)`` pairs with the stems
     of its content words precomputed) and keep a span unless it

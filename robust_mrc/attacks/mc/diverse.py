@@ -23,8 +23,7 @@ def token_set(text: str) -> set[str]:
     return set(normalize(text).split())
 
 
-def select_diverse(candidates: Sequence[str], n: int, *, exclude: Iterable[str] = (),
-                   max_similarity: float = MAX_SIMILARITY) -> list[str]:
+def select_diverse(candidates: Sequence[str], n: int, *, exclude: Iterable[str] = (), max_similarity: float = MAX_SIMILARITY) -> list[str]:
     """Up to ``n`` of ``candidates`` (ranked, best first), returned as given (not stripped):
 
     1. candidates that are empty after normalisation, equal (normalised) to one of ``exclude``

@@ -24,10 +24,7 @@ def replace_words(text: str, rng, nb, rate: float, k: int, protect=lambda s, e: 
     original text's coordinates, sorted by start.
     """
     spans = [(m.start(), m.end(), m.group()) for m in WORD_RE.finditer(text)]
-    eligible = [
-        (s, e, w) for s, e, w in spans
-        if w.isalpha() and len(w) > 2 and w.lower() not in R.STOPWORDS and not protect(s, e)
-    ]
+    eligible = [(s, e, w) for s, e, w in spans if w.isalpha() and len(w) > 2 and w.lower() not in R.STOPWORDS and not protect(s, e)]
     target = round(rate * len([1 for s, e, w in spans if not protect(s, e)]))
     if target <= 0 or not eligible:
         return text, 0, []
@@ -74,5 +71,4 @@ class WordReplace(Attack):
             question, nq, _ = replace_words(ex.question, rng, nb, float(self.rate), int(self.k))
         if n + nq == 0:
             return None
-        return ex.replace(attack=self.name, detail=f"{n} passage and {nq} question words replaced",
-                          passage=passage, question=question)
+        return ex.replace(attack=self.name, detail=f"{n} passage and {nq} question words replaced", passage=passage, question=question)

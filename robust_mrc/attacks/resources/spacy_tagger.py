@@ -24,9 +24,24 @@ SPACY_HINT = (
     "tagger=heuristic needs neither"
 )
 _UPOS = {
-    "NOUN": "NOUN", "PROPN": "PROPN", "VERB": "VERB", "ADJ": "ADJ", "ADV": "ADV", "NUM": "NUM",
-    "AUX": "AUX", "PUNCT": "PUNCT", "SYM": "PUNCT", "ADP": "FUNC", "DET": "FUNC", "PRON": "FUNC",
-    "CCONJ": "FUNC", "SCONJ": "FUNC", "PART": "FUNC", "INTJ": "FUNC", "X": "X", "SPACE": "X",
+    "NOUN": "NOUN",
+    "PROPN": "PROPN",
+    "VERB": "VERB",
+    "ADJ": "ADJ",
+    "ADV": "ADV",
+    "NUM": "NUM",
+    "AUX": "AUX",
+    "PUNCT": "PUNCT",
+    "SYM": "PUNCT",
+    "ADP": "FUNC",
+    "DET": "FUNC",
+    "PRON": "FUNC",
+    "CCONJ": "FUNC",
+    "SCONJ": "FUNC",
+    "PART": "FUNC",
+    "INTJ": "FUNC",
+    "X": "X",
+    "SPACE": "X",
 }
 _NO_SPACE_BEFORE = frozenset(",.;:!?)]}%'\u2019\u201d")
 _NO_SPACE_AFTER = frozenset("([{$\u201c")
@@ -64,7 +79,7 @@ def pipeline():
 
 
 def describe() -> str:
-    """"spacy <version> <pipeline> <version>": what a tag depends on."""
+    """ "spacy <version> <pipeline> <version>": what a tag depends on."""
     import spacy
 
     nlp = pipeline()
@@ -75,8 +90,7 @@ def _spaces(tokens: tuple[str, ...]) -> list[bool]:
     out = []
     for i, tok in enumerate(tokens):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        out.append(bool(nxt) and tok not in _NO_SPACE_AFTER and nxt[:1] not in _NO_SPACE_BEFORE
-                   and not nxt.lower().startswith("n'"))
+        out.append(bool(nxt) and tok not in _NO_SPACE_AFTER and nxt[:1] not in _NO_SPACE_BEFORE and not nxt.lower().startswith("n'"))
     return out
 
 
@@ -89,6 +103,4 @@ def tag(tokens: tuple[str, ...]) -> tuple[str, ...]:
 
     nlp = pipeline()
     doc = nlp(Doc(nlp.vocab, words=list(tokens), spaces=_spaces(tokens)))
-    return tuple(
-        "PUNCT" if not any(ch.isalnum() for ch in t.text) else _UPOS.get(t.pos_, "X") for t in doc
-    )
+    return tuple("PUNCT" if not any(ch.isalnum() for ch in t.text) else _UPOS.get(t.pos_, "X") for t in doc)

@@ -27,7 +27,16 @@ from robust_mrc.attacks.resources.wordnet import wn_pos_counts
 from robust_mrc.attacks.resources.words import AUXILIARIES, DETERMINERS, NUMBER_WORDS, STOPWORDS
 
 NOUN, PROPN, VERB, ADJ, ADV, NUM, AUX, FUNC, PUNCT, OTHER = (
-    "NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM", "AUX", "FUNC", "PUNCT", "X",
+    "NOUN",
+    "PROPN",
+    "VERB",
+    "ADJ",
+    "ADV",
+    "NUM",
+    "AUX",
+    "FUNC",
+    "PUNCT",
+    "X",
 )
 TAGGERS = ("auto", "spacy", "heuristic")
 _WN_TO_TAG = {"n": NOUN, "v": VERB, "a": ADJ, "r": ADV}
@@ -47,13 +56,12 @@ def check_tagger(spec: str | None, attack: str) -> None:
 
 
 def resolve_tagger(spec: str | None = None) -> str:
-    """"spacy" or "heuristic" for ``spec`` (None reads ``$ROBUST_MRC_TAGGER``, default "auto")."""
+    """ "spacy" or "heuristic" for ``spec`` (None reads ``$ROBUST_MRC_TAGGER``, default "auto")."""
     from robust_mrc.attacks.resources import spacy_tagger
 
     choice = (spec or os.environ.get("ROBUST_MRC_TAGGER") or "auto").strip().lower()
     if choice not in TAGGERS:
-        raise ValueError(f"tagger must be one of {', '.join(TAGGERS)} (attack parameter tagger= or "
-                         f"$ROBUST_MRC_TAGGER), got {choice!r}")
+        raise ValueError(f"tagger must be one of {', '.join(TAGGERS)} (attack parameter tagger= or $ROBUST_MRC_TAGGER), got {choice!r}")
     if choice == "auto":
         return "spacy" if spacy_tagger.available() else "heuristic"
     if choice == "spacy" and not spacy_tagger.available():

@@ -30,13 +30,31 @@ STOPWORDS = frozenset(
 )
 
 AUXILIARIES = (
-    "is", "was", "are", "were", "am", "be", "been", "can", "could", "will", "would", "shall",
-    "should", "may", "might", "must", "do", "does", "did", "has", "have", "had",
+    "is",
+    "was",
+    "are",
+    "were",
+    "am",
+    "be",
+    "been",
+    "can",
+    "could",
+    "will",
+    "would",
+    "shall",
+    "should",
+    "may",
+    "might",
+    "must",
+    "do",
+    "does",
+    "did",
+    "has",
+    "have",
+    "had",
 )
 # auxiliaries that take a "not" after them ("is not", "did not")
-NEGATABLE_AUXILIARIES = frozenset(
-    "is was are were am can could will would shall should may might must does did do has have had".split()
-)
+NEGATABLE_AUXILIARIES = frozenset("is was are were am can could will would shall should may might must does did do has have had".split())
 DO_FORMS = frozenset(("do", "does", "did"))
 BE_FORMS = frozenset(("is", "was", "are", "were"))
 WH_WORDS = frozenset(("what", "which", "who", "whom", "whose", "when", "where", "why", "how"))
@@ -46,19 +64,28 @@ PREPOSITIONS = frozenset(("in", "on", "at", "for", "of", "to", "with", "by", "fr
 CARDINALS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 NUMBER_WORDS = frozenset(CARDINALS + ("twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion"))
 MONTHS = (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 )
 
 # a full stop after these is not a sentence end ("Mrs. Green", "Jan. 5")
 ABBREVIATIONS = frozenset(
-    "mr mrs ms dr st prof sr jr mt vs etc no inc ltd co gen col capt lt sgt rev fig jan feb mar apr aug sept sep "
-    "oct nov dec".split()
+    "mr mrs ms dr st prof sr jr mt vs etc no inc ltd co gen col capt lt sgt rev fig jan feb mar apr aug sept sep oct nov dec".split()
 )
 
 IRREGULAR_PAST = dict(
-    pair.split(":") for pair in
-    "go:went make:made take:took give:gave become:became begin:began build:built buy:bought come:came "
+    pair.split(":")
+    for pair in "go:went make:made take:took give:gave become:became begin:began build:built buy:bought come:came "
     "do:did find:found get:got have:had know:knew lead:led leave:left lose:lost meet:met pay:paid say:said "
     "see:saw sell:sold send:sent speak:spoke spend:spent teach:taught tell:told think:thought win:won "
     "write:wrote hold:held bring:brought run:ran grow:grew rise:rose fall:fell choose:chose eat:ate draw:drew "

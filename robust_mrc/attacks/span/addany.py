@@ -58,8 +58,17 @@ class _WordSearch(Attack):
 
     @classmethod
     def defaults(cls):
-        return {"words": 10, "position": "end", "vocabulary": 1000, "epochs": 6, "candidates": 20,
-                "restart_epoch": 3, "restarts": 4, "budget": 2000, "metric": "squad_v1"}
+        return {
+            "words": 10,
+            "position": "end",
+            "vocabulary": 1000,
+            "epochs": 6,
+            "candidates": 20,
+            "restart_epoch": 3,
+            "restarts": 4,
+            "budget": 2000,
+            "metric": "squad_v1",
+        }
 
     def _sequence(self, ex, vocab, rng) -> list[str] | None:
         for _ in range(20):

@@ -42,14 +42,38 @@ from robust_mrc.metrics import question_f1
 
 _SWAPS = {}
 for a, b in [
-    ("largest", "smallest"), ("highest", "lowest"), ("most", "least"), ("first", "last"),
-    ("before", "after"), ("earliest", "latest"), ("longest", "shortest"), ("more", "less"),
-    ("north", "south"), ("east", "west"), ("northern", "southern"), ("eastern", "western"),
-    ("us", "uk"), ("american", "british"), ("oldest", "youngest"), ("best", "worst"),
-    ("maximum", "minimum"), ("increase", "decrease"), ("top", "bottom"), ("early", "late"),
-    ("upper", "lower"), ("inside", "outside"), ("above", "below"), ("winter", "summer"),
-    ("men", "women"), ("man", "woman"), ("biggest", "tiniest"), ("greatest", "least"),
-    ("major", "minor"), ("higher", "lower"), ("larger", "smaller"), ("older", "younger"),
+    ("largest", "smallest"),
+    ("highest", "lowest"),
+    ("most", "least"),
+    ("first", "last"),
+    ("before", "after"),
+    ("earliest", "latest"),
+    ("longest", "shortest"),
+    ("more", "less"),
+    ("north", "south"),
+    ("east", "west"),
+    ("northern", "southern"),
+    ("eastern", "western"),
+    ("us", "uk"),
+    ("american", "british"),
+    ("oldest", "youngest"),
+    ("best", "worst"),
+    ("maximum", "minimum"),
+    ("increase", "decrease"),
+    ("top", "bottom"),
+    ("early", "late"),
+    ("upper", "lower"),
+    ("inside", "outside"),
+    ("above", "below"),
+    ("winter", "summer"),
+    ("men", "women"),
+    ("man", "woman"),
+    ("biggest", "tiniest"),
+    ("greatest", "least"),
+    ("major", "minor"),
+    ("higher", "lower"),
+    ("larger", "smaller"),
+    ("older", "younger"),
 ]:
     _SWAPS[a], _SWAPS[b] = b, a
 
@@ -119,20 +143,86 @@ def alter_question(question: str, variant: int = 0, vectors=None, tagger=None) -
 
 # ------------------------------------------------------------------ step 2: a fake answer
 
-_ORG_CUES = {"university", "company", "corporation", "inc", "association", "party", "council", "institute",
-             "society", "agency", "department", "committee", "bank", "church", "college", "school", "club",
-             "league", "foundation", "ltd", "co", "organization", "organisation", "army", "navy", "court"}
-_LOC_CUES = {"city", "river", "mountain", "mountains", "lake", "county", "ocean", "island", "islands", "street",
-             "province", "state", "country", "valley", "sea", "bay", "park", "kingdom", "republic"}
-_LOC_QWORDS = ("where", "what city", "which city", "what country", "which country", "what state", "which state",
-               "what region", "what continent", "what town", "what place", "what location")
+_ORG_CUES = {
+    "university",
+    "company",
+    "corporation",
+    "inc",
+    "association",
+    "party",
+    "council",
+    "institute",
+    "society",
+    "agency",
+    "department",
+    "committee",
+    "bank",
+    "church",
+    "college",
+    "school",
+    "club",
+    "league",
+    "foundation",
+    "ltd",
+    "co",
+    "organization",
+    "organisation",
+    "army",
+    "navy",
+    "court",
+}
+_LOC_CUES = {
+    "city",
+    "river",
+    "mountain",
+    "mountains",
+    "lake",
+    "county",
+    "ocean",
+    "island",
+    "islands",
+    "street",
+    "province",
+    "state",
+    "country",
+    "valley",
+    "sea",
+    "bay",
+    "park",
+    "kingdom",
+    "republic",
+}
+_LOC_QWORDS = (
+    "where",
+    "what city",
+    "which city",
+    "what country",
+    "which country",
+    "what state",
+    "which state",
+    "what region",
+    "what continent",
+    "what town",
+    "what place",
+    "what location",
+)
 # (AddSent, AddSentMod) fake answers
 _FAKE = {
-    "abbr": ("ABC", "XYZ"), "person": ("Jeff Dean", "Charles Babbage"), "org": ("Initech Corporation", "Globex Company"),
-    "place": ("Chicago", "Melbourne"), "year": ("1962", "1841"), "number": ("42", "17"),
-    "propn": ("Central Park", "Riverside Gardens"), "verb": ("jump", "swim"), "verb_ing": ("jumping", "swimming"),
-    "verb_ed": ("jumped", "swam"), "verb_s": ("jumps", "swims"), "adj": ("purple", "enormous"),
-    "adv": ("quickly", "silently"), "noun": ("stone", "mountain"), "nouns": ("stones", "mountains"),
+    "abbr": ("ABC", "XYZ"),
+    "person": ("Jeff Dean", "Charles Babbage"),
+    "org": ("Initech Corporation", "Globex Company"),
+    "place": ("Chicago", "Melbourne"),
+    "year": ("1962", "1841"),
+    "number": ("42", "17"),
+    "propn": ("Central Park", "Riverside Gardens"),
+    "verb": ("jump", "swim"),
+    "verb_ing": ("jumping", "swimming"),
+    "verb_ed": ("jumped", "swam"),
+    "verb_s": ("jumps", "swims"),
+    "adj": ("purple", "enormous"),
+    "adv": ("quickly", "silently"),
+    "noun": ("stone", "mountain"),
+    "nouns": ("stones", "mountains"),
     "any": ("the stone", "the mountain"),
 }
 
@@ -173,10 +263,12 @@ def fake_answers(answer: str, question: str, mod: bool = False, tagger=None) -> 
         add(str(n - 25 - 10 * k) if n > 50 else _change_first_digit(a, k))
     low = a.lower()
     if any(mo in low.split() or mo + "," in low.split() for mo in R.MONTHS):
+
         def repl_month(mm):
             word = mm.group(0)
             idx = R.MONTHS.index(word.lower())
             return match_case(word, R.MONTHS[(idx + 6 + k) % 12])
+
         new = re.sub(r"(?i)\b(" + "|".join(R.MONTHS) + r")\b", repl_month, a, count=1)
         new = re.sub(r"\b(1\d{3}|20\d{2})\b", lambda y: str(int(y.group()) - 25 - 10 * k), new)
         add(new)
@@ -188,7 +280,7 @@ def fake_answers(answer: str, question: str, mod: bool = False, tagger=None) -> 
         except ValueError:
             val = -1
         new_num = str(int(val) - 75 - 10 * k) if 1000 < val < 2500 and "." not in num else _change_first_digit(num, k)
-        add(a[: m.start()] + new_num + a[m.end():])
+        add(a[: m.start()] + new_num + a[m.end() :])
     if low in R.CARDINALS:
         add(match_case(a, R.CARDINALS[(R.CARDINALS.index(low) + 3 + k) % len(R.CARDINALS)]))
     if re.fullmatch(r"[A-Z]{2,}", a):
@@ -295,9 +387,9 @@ def declarative(tokens: list[str], answer: str, tagger=None) -> str:
         if j < len(toks) and low[j] in R.DO_FORMS:
             v = _find_verb(toks, tags, j + 1)
             if v is not None:
-                return f"{toks[0]} {A}, {s(toks[j+1:v])} {_inflect(low[j], toks[v])} {s(toks[v+1:])}"
+                return f"{toks[0]} {A}, {s(toks[j + 1 : v])} {_inflect(low[j], toks[v])} {s(toks[v + 1 :])}"
         if j < len(toks) and low[j] in R.BE_FORMS:
-            return f"{s(toks[j+1:])} {toks[j]} {low[0]} {A}"
+            return f"{s(toks[j + 1 :])} {toks[j]} {low[0]} {A}"
         return f"{toks[0]} {A}, {s(toks[j:])}"
     if w0 in ("how",) and len(low) > 1 and low[1] in ("many", "much"):
         j = _np_end(toks, tags, 2)
@@ -305,7 +397,7 @@ def declarative(tokens: list[str], answer: str, tagger=None) -> str:
         if j < len(toks) and low[j] in R.DO_FORMS:
             v = _find_verb(toks, tags, j + 1)
             if v is not None:
-                return f"{s(toks[j+1:v])} {_inflect(low[j], toks[v])} {A} {np_} {s(toks[v+1:])}"
+                return f"{s(toks[j + 1 : v])} {_inflect(low[j], toks[v])} {A} {np_} {s(toks[v + 1 :])}"
         return f"{A} {np_} {s(toks[j:])}"
     if w0 == "how" and len(low) > 2 and tags[1] in (R.ADJ, R.ADV) and low[2] in R.BE_FORMS:
         # how old was X when ... -> X was A when ...
@@ -331,8 +423,8 @@ def declarative(tokens: list[str], answer: str, tagger=None) -> str:
             if v is not None:
                 verb = _inflect(low[1], toks[v])
                 if v + 1 < len(toks) and low[v + 1] in R.PREPOSITIONS:  # who did X work for ... -> X worked for A ...
-                    return f"{s(toks[2:v])} {verb} {toks[v+1]} {A} {s(toks[v+2:])}"
-                return f"{s(toks[2:v])} {verb} {A} {s(toks[v+1:])}"
+                    return f"{s(toks[2:v])} {verb} {toks[v + 1]} {A} {s(toks[v + 2 :])}"
+                return f"{s(toks[2:v])} {verb} {A} {s(toks[v + 1 :])}"
         return f"{A} {s(toks[1:])}"
     if w0 in ("what", "which"):
         if len(low) > 1 and low[1] in R.BE_FORMS:
@@ -344,19 +436,19 @@ def declarative(tokens: list[str], answer: str, tagger=None) -> str:
         if len(low) > 1 and low[1] in R.DO_FORMS:
             v = _find_verb(toks, tags, 2)
             if v is not None:
-                return f"{s(toks[2:v])} {_inflect(low[1], toks[v])} {A} {s(toks[v+1:])}"
+                return f"{s(toks[2:v])} {_inflect(low[1], toks[v])} {A} {s(toks[v + 1 :])}"
         if len(low) > 1 and tags[1] in (R.NOUN, R.PROPN, R.ADJ, R.NUM):
             j = _np_end(toks, tags, 1)
             np_ = s(toks[1:j])
             if j < len(toks) and low[j] in R.DO_FORMS:
                 v = _find_verb(toks, tags, j + 1)
                 if v is not None:
-                    return f"{s(toks[j+1:v])} {_inflect(low[j], toks[v])} {A} {s(toks[v+1:])}"
+                    return f"{s(toks[j + 1 : v])} {_inflect(low[j], toks[v])} {A} {s(toks[v + 1 :])}"
             if j < len(toks) and low[j] in R.BE_FORMS and j + 1 < len(toks):
                 if j + 1 == len(toks):
                     return f"The {np_} {toks[j]} {A}"
                 if low[-1] in R.PREPOSITIONS:
-                    return f"{s(toks[j+1:])} {toks[j]} the {np_} {A}"
+                    return f"{s(toks[j + 1 :])} {toks[j]} the {np_} {A}"
                 return f"The {np_} of {A} {s(toks[j:])}"
             return f"The {np_} of {A} {s(toks[j:])}"
         return f"{A} {s(toks[1:])}"
@@ -408,8 +500,7 @@ class _AddSentBase(Attack):
     def defaults(cls):
         # tagger: auto | spacy | heuristic (None: $ROBUST_MRC_TAGGER, else auto)
         # variants x fakes: the candidates the model-in-the-loop search tries (alterations x fake answers)
-        return {"position": cls._default_position, "vectors": None, "tagger": None, "variants": 3, "fakes": 3,
-                "metric": "squad_v1"}
+        return {"position": cls._default_position, "vectors": None, "tagger": None, "variants": 3, "fakes": 3, "metric": "squad_v1"}
 
     def apply(self, ex, rng):
         cands = candidate_sentences(ex, mod=self._mod, vectors=self.vectors, tagger=self.tagger)
@@ -423,8 +514,9 @@ class _AddSentBase(Attack):
         """The paper's adversary: every candidate sentence (``variants`` alterations x ``fakes``
         fake answers) added to the paragraph, the model run on each, the one whose argmax answer
         has the lowest F1 kept (ties: the earlier candidate, the canonical one first)."""
-        cands = candidate_sentences(ex, mod=self._mod, variants=int(self.variants), vectors=self.vectors,
-                                    tagger=self.tagger, fakes=int(self.fakes))
+        cands = candidate_sentences(
+            ex, mod=self._mod, variants=int(self.variants), vectors=self.vectors, tagger=self.tagger, fakes=int(self.fakes)
+        )
         if not cands:
             return None
         pos = insertion_point(ex, self.position, rng)

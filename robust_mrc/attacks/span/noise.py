@@ -31,8 +31,7 @@ class _Noise(Attack):
     def __init__(self, **params):
         super().__init__(**params)
         if self.params["spare"] not in SPARE:
-            raise ValueError(f"attack {self.name!r}: spare must be one of {', '.join(SPARE)}, "
-                             f"got {self.params['spare']!r}")
+            raise ValueError(f"attack {self.name!r}: spare must be one of {', '.join(SPARE)}, got {self.params['spare']!r}")
 
 
 @register
@@ -82,5 +81,4 @@ class WordNoise(_Noise):
         context, n, edits = replace_words(ex.context, rng, nb, float(self.rate), 1, protect=protect)
         if n == 0:
             return None
-        return ex.replace(attack=self.name, detail=f"{n} words", context=context,
-                          answers=shift_answers(ex.answers, edits))
+        return ex.replace(attack=self.name, detail=f"{n} words", context=context, answers=shift_answers(ex.answers, edits))

@@ -165,7 +165,8 @@ def _check_format(path: Path, fmt: str, text: str) -> Any:
         return None
     if found != fmt:
         raise DataFormatError(
-            path, None,
+            path,
+            None,
             f"format mismatch: format={fmt} was asked, but the file holds {_LAYOUTS[found]}; "
             f"pass format={found} (data.format={found}) or format=auto",
         )

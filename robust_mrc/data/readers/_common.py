@@ -31,16 +31,14 @@ class RecordError(Exception):
 class ExampleList(list):
     """The examples a reader returned, with what it skipped and where they came from."""
 
-    def __init__(self, items: Iterable = (), *, source: str = "", format: str = "",
-                 skipped: SkipReport | None = None):
+    def __init__(self, items: Iterable = (), *, source: str = "", format: str = "", skipped: SkipReport | None = None):
         super().__init__(items)
         self.source = source
         self.format = format
         self.skipped = skipped if skipped is not None else SkipReport(source)
 
     def __repr__(self) -> str:
-        return (f"ExampleList({len(self)} examples from {self.source!r}, format={self.format!r}, "
-                f"skipped={self.skipped.total})")
+        return f"ExampleList({len(self)} examples from {self.source!r}, format={self.format!r}, skipped={self.skipped.total})"
 
 
 class Collector:
@@ -83,9 +81,7 @@ def parse_json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise DataFormatError(
-            path, None, f"invalid JSON: {e.msg} at line {e.lineno} column {e.colno}"
-        ) from None
+        raise DataFormatError(path, None, f"invalid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
         raise DataFormatError(path, None, NESTED_TOO_DEEPLY) from None
 
@@ -142,9 +138,7 @@ def string_list(values: Any, key: str) -> list[str]:
 def check_options(options: Any, key: str = "options") -> list[str]:
     options = string_list(options, key)
     if not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
-        raise RecordError(
-            f"bad option count: {len(options)} option(s), expected {MIN_OPTIONS}-{MAX_OPTIONS}"
-        )
+        raise RecordError(f"bad option count: {len(options)} option(s), expected {MIN_OPTIONS}-{MAX_OPTIONS}")
     return options
 
 
@@ -154,10 +148,7 @@ def letter_label(answer: Any, n_options: int) -> int:
         raise RecordError(f"wrong type: answer is {type_name(answer)}, expected a letter A-E")
     letter = answer.strip().upper()
     if len(letter) != 1 or letter not in LETTERS[:n_options]:
-        raise RecordError(
-            f"answer out of range: {answer!r} with {n_options} options "
-            f"(expected one of {', '.join(LETTERS[:n_options])})"
-        )
+        raise RecordError(f"answer out of range: {answer!r} with {n_options} options (expected one of {', '.join(LETTERS[:n_options])})")
     return LETTERS.index(letter)
 
 

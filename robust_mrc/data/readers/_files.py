@@ -47,7 +47,8 @@ def max_data_bytes(value: Any = None) -> int:
 
 def _too_large(path: Path, cap: int, what: str) -> DataFormatError:
     return DataFormatError(
-        path, None,
+        path,
+        None,
         f"file too large: {what} more than {cap:,} bytes, the cap on one data file; if the file is "
         f"genuine, raise it with +data.max_bytes=<bytes, e.g. 8GiB> or {MAX_BYTES_ENV}=<bytes>",
     )
@@ -101,9 +102,7 @@ def read_text(path: Path, max_bytes: int | None = None) -> str:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise DataFormatError(
-            path, None, f"not UTF-8 text: undecodable byte at offset {e.start} ({e.reason})"
-        ) from None
+        raise DataFormatError(path, None, f"not UTF-8 text: undecodable byte at offset {e.start} ({e.reason})") from None
     if not text.strip():
         raise DataFormatError(path, None, "empty file: no records")
     return text

@@ -41,9 +41,7 @@ def answer_label(choices: list[str], answer: str) -> int:
 
 def iter_dream(path: Path, obj: Any, collector: Collector) -> Iterator[MCExample]:
     if not isinstance(obj, list):
-        raise DataFormatError(
-            path, None, f"not a DREAM file: expected a JSON list of [turns, questions, id], got {type_name(obj)}"
-        )
+        raise DataFormatError(path, None, f"not a DREAM file: expected a JSON list of [turns, questions, id], got {type_name(obj)}")
     for i, item in enumerate(obj):
         record = f"[{i}]"
         try:
@@ -70,8 +68,9 @@ def iter_dream(path: Path, obj: Any, collector: Collector) -> Iterator[MCExample
                 label = answer_label(choices, field(entry, "answer", str))
                 remarks = check_mc(question, choices, label)
                 ex_id = field(entry, "id", str) if "id" in entry else f"{dialogue_id}-{q}"
-                example = build(MCExample, collector.check_texts, id=ex_id, passage=passage, question=question,
-                                options=tuple(choices), label=label)
+                example = build(
+                    MCExample, collector.check_texts, id=ex_id, passage=passage, question=question, options=tuple(choices), label=label
+                )
             except RecordError as e:
                 collector.bad(path, where, e.reason)
                 continue

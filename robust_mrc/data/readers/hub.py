@@ -96,10 +96,7 @@ def iter_hub_squad(name: str, subset: str | None, split: str | None, collector: 
             qa = {
                 "id": row.get("id"),
                 "question": row.get("question"),
-                "answers": [
-                    {"text": t, "answer_start": s}
-                    for t, s in zip(answers.get("text") or [], answers.get("answer_start") or [])
-                ],
+                "answers": [{"text": t, "answer_start": s} for t, s in zip(answers.get("text") or [], answers.get("answer_start") or [])],
             }
             # hub rows carry no is_impossible flag: in SQuAD v2.0 no answers means unanswerable
             qa["is_impossible"] = not qa["answers"] and (name or SQUAD_HUB) != SQUAD_HUB

@@ -103,8 +103,7 @@ def iter_race_rows(path: Path, rows: list[tuple[int, Any]], collector: Collector
             yield example
 
 
-def iter_passages(path: Path, passage: Any, record: str, collector: Collector,
-                  default_id: str | None = None) -> Iterator[MCExample]:
+def iter_passages(path: Path, passage: Any, record: str, collector: Collector, default_id: str | None = None) -> Iterator[MCExample]:
     """The questions of one original-layout passage; ``record`` names it in messages."""
     try:
         if default_id is not None and isinstance(passage, dict) and "id" not in passage:
@@ -121,10 +120,7 @@ def iter_passages(path: Path, passage: Any, record: str, collector: Collector,
         options = field(passage, "options", list, "a list")
         answers = field(passage, "answers", list, "a list")
         if not len(questions) == len(options) == len(answers):
-            raise RecordError(
-                f"length mismatch: {len(questions)} questions, {len(options)} option lists, "
-                f"{len(answers)} answers"
-            )
+            raise RecordError(f"length mismatch: {len(questions)} questions, {len(options)} option lists, {len(answers)} answers")
         qids = passage.get("question_ids")
         if qids is not None:
             qids = string_list(qids, "question_ids")
@@ -142,8 +138,9 @@ def iter_passages(path: Path, passage: Any, record: str, collector: Collector,
             label = letter_label(answer, len(opts))
             remarks = check_mc(question, opts, label)
             ex_id = qids[q] if qids is not None else f"{pid}-{q}"
-            example = build(MCExample, collector.check_texts, id=ex_id, passage=article, question=question, options=tuple(opts),
-                            label=label)
+            example = build(
+                MCExample, collector.check_texts, id=ex_id, passage=article, question=question, options=tuple(opts), label=label
+            )
         except RecordError as e:
             collector.bad(path, where, e.reason)
             continue
@@ -158,12 +155,10 @@ def _top_level_problem(obj: Any) -> str | None:
         return None
     if isinstance(obj, dict):
         return None
-    return (f"not a RACE file: expected a JSON object (a passage or {{\"data\": [...]}}), "
-            f"got {type_name(obj)}")
+    return f'not a RACE file: expected a JSON object (a passage or {{"data": [...]}}), got {type_name(obj)}'
 
 
-def iter_race_original_json(path: Path, obj: Any, collector: Collector,
-                            default_id: str | None = None) -> Iterator[MCExample]:
+def iter_race_original_json(path: Path, obj: Any, collector: Collector, default_id: str | None = None) -> Iterator[MCExample]:
     """A parsed original-layout file: ``{"data": [passages]}`` or a single passage."""
     problem = _top_level_problem(obj)
     if problem:
@@ -177,10 +172,7 @@ def iter_race_original_json(path: Path, obj: Any, collector: Collector,
 
 def race_files(directory: Path) -> list[Path]:
     """The passage files (*.txt, *.json) under ``directory``, recursively, in sorted order."""
-    files = [
-        p for p in directory.rglob("*")
-        if p.suffix.lower() in RACE_FILE_SUFFIXES and p.is_file() and not p.name.startswith(".")
-    ]
+    files = [p for p in directory.rglob("*") if p.suffix.lower() in RACE_FILE_SUFFIXES and p.is_file() and not p.name.startswith(".")]
     return sorted(files, key=lambda p: p.relative_to(directory).as_posix())
 
 

@@ -91,7 +91,7 @@ def example_from_qa(qa: Any, context: str, title: str, check_texts: bool = True)
         if not answers:
             raise RecordError(
                 "no answers: the 'answers' list is empty and the question is not marked "
-                "is_impossible (SQuAD v2.0 marks an unanswerable question with \"is_impossible\": true)"
+                'is_impossible (SQuAD v2.0 marks an unanswerable question with "is_impossible": true)'
             )
     return build(SpanExample, check_texts, id=qa_id, context=context, question=question, answers=answers, title=title)
 
