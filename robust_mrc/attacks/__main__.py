@@ -38,7 +38,7 @@ def _parse(args: list[str]) -> dict:
     out = {}
     for a in args:
         if "=" not in a:
-            raise SystemExit(f"expected KEY=VALUE, got {a!r}")
+            raise SystemExit(f"expected KEY=VALUE, got {a!r} (see --help)")
         k, v = a.split("=", 1)
         out[k.strip()] = v
     return out
@@ -182,10 +182,55 @@ def apply(cfg: dict) -> dict:
     return stats
 
 
+_HELP_FLAGS = ("-h", "--help", "help")
+
+LIST_HELP = """python -m robust_mrc.attacks list [task=mc|span]
+
+One line per registered attack: task, name, paper, description. `task=` keeps one task's."""
+
+APPLY_HELP = """python -m robust_mrc.attacks apply attack=NAME data=PATH out=PATH [task=mc|span] [seed=0] [epoch=0]
+    [limit=N] [format=race_jsonl|race_original|dream|squad] [stats=PATH] [keep_failed=true]
+    [strict=true] [ckpt=RUN/checkpoints/best.ckpt] [batch_size=32] [PARAM=VALUE ...]
+
+Writes an attacked copy of DATA to OUT (the input's format, or format=) and OUT.stats.json.
+PARAM=VALUE sets a declared parameter of the attack (values read as YAML);
+`apply attack=NAME --help` lists them with their defaults."""
+
+
+def _attack_help(cfg: dict) -> str:
+    """The declared parameters of ``attack=`` (for ``task=`` or the tasks that have it)."""
+    from robust_mrc.attacks.base import _REGISTRY
+
+    name = cfg.get("attack")
+    tasks = [cfg["task"]] if cfg.get("task") else ["mc", "span"]
+    lines = []
+    for task in tasks:
+        cls = _REGISTRY.get((name, task))
+        if cls is None:
+            continue
+        lines.append(f"\n{name} ({task}, {cls.paper}): {cls.description}")
+        params = {k: v for k, v in cls.defaults().items() if not k.startswith("_")}
+        width = max((len(k) for k in params), default=0)
+        lines += [f"    {k:<{width}} = {v!r}" for k, v in params.items()] or ["    (no parameters)"]
+    if not lines:
+        available = sorted({n for n, _ in _REGISTRY})
+        return f"\nunknown attack {name!r}; available: {', '.join(available)}"
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help", "help"):
+    if not argv or argv[0] in _HELP_FLAGS:
         print(__doc__)
+        return 0
+    if any(a in _HELP_FLAGS for a in argv[1:]):
+        rest = _parse([a for a in argv[1:] if a not in _HELP_FLAGS])
+        if argv[0] == "list":
+            print(LIST_HELP)
+        elif argv[0] == "apply":
+            print(APPLY_HELP + (_attack_help(rest) if rest.get("attack") else ""))
+        else:
+            raise SystemExit(f"unknown command {argv[0]!r}; use `list` or `apply` (--help for either)")
         return 0
     cmd, cfg = argv[0], _parse(argv[1:])
     if cmd == "list":

@@ -100,3 +100,19 @@ def test_cli_errors():
         [sys.executable, "-m", "robust_mrc.attacks", "apply", "attack=nope", "data=x", "out=y"], capture_output=True, text=True
     )
     assert res.returncode != 0
+
+
+def test_every_verb_has_help_and_apply_help_lists_an_attacks_parameters(capsys):
+    from robust_mrc.attacks.__main__ import main
+
+    assert main(["list", "--help"]) == 0
+    assert "list [task=mc|span]" in capsys.readouterr().out
+    assert main(["apply", "--help"]) == 0
+    assert "attack=NAME data=PATH out=PATH" in capsys.readouterr().out
+    assert main(["apply", "attack=addany", "-h"]) == 0
+    out = capsys.readouterr().out
+    assert "addany (span" in out and "budget" in out and "epochs" in out
+    assert main(["apply", "attack=charswap", "task=mc", "--help"]) == 0
+    assert "question_only = False" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="unknown command 'bogus'"):
+        main(["bogus", "--help"])
