@@ -188,13 +188,15 @@ def test_spacy_tagger_maps_universal_tags(fresh):
 
 def test_word_lists_have_one_home():
     import robust_mrc.attacks.mc.addsent as mc_addsent
-    import robust_mrc.attacks.span.addsent as span_addsent
     import robust_mrc.attacks.text as text
+    from robust_mrc.attacks.span.addsent import alter, attacks, fakes, grammar, statement
 
-    for module in (text, span_addsent, mc_addsent):
-        for name in ("_ABBREVIATIONS", "_IRREGULAR", "_PREPS", "_MONTHS", "_NUMBER_WORDS", "_NEGATABLE_AUX", "_WH"):
+    lists = ("_ABBREVIATIONS", "_IRREGULAR", "_PREPS", "_PLACE_PREPS", "_MONTHS", "_NUMBER_WORDS", "_NEGATABLE_AUX", "_WH", "_NP_WORDS")
+    for module in (text, alter, fakes, grammar, statement, attacks, mc_addsent):
+        for name in lists:
             assert not hasattr(module, name), f"{module.__name__}.{name}: English word lists live in resources/words.py"
     assert R.IRREGULAR_PAST["teach"] == "taught" and "october" in R.MONTHS and "mrs" in R.ABBREVIATIONS
+    assert "near" in R.PLACE_PREPOSITIONS and "'s" in R.NOUN_PHRASE_WORDS
 
 
 def test_environment_names_what_the_data_depends_on(monkeypatch):

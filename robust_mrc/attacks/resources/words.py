@@ -1,6 +1,6 @@
 """English word lists of the attacks (one home for all of them), and the common-word list.
 
-Closed-class lists (stopwords, auxiliaries, determiners, prepositions, wh-words), number and month
+Closed-class lists (stopwords, auxiliaries, determiners, prepositions, noun-phrase words, wh-words), number and month
 names, abbreviations that do not end a sentence, irregular past tenses, and
 :func:`common_words` -- the most frequent WordNet/SemCor lemmas (AddCommon's vocabulary).
 Attack-specific tables (AddSent's swap pairs and entity cue words) stay in their attack.
@@ -60,6 +60,10 @@ BE_FORMS = frozenset(("is", "was", "are", "were"))
 WH_WORDS = frozenset(("what", "which", "who", "whom", "whose", "when", "where", "why", "how"))
 DETERMINERS = frozenset("a an the this that these those my your his her its our their some any no every each".split())
 PREPOSITIONS = frozenset(("in", "on", "at", "for", "of", "to", "with", "by", "from", "about", "as", "into", "after", "before"))
+# prepositions that put a name in a place ("born in X", "moved to X"): AddSent's fall-back names
+PLACE_PREPOSITIONS = frozenset(("in", "at", "from", "to", "near", "into"))
+# the words of a noun phrase besides nouns, adjectives and numbers: articles, possessives, demonstratives, 's
+NOUN_PHRASE_WORDS = frozenset(("the", "a", "an", "'s", "his", "her", "its", "their", "this", "that", "these", "those"))
 
 CARDINALS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 NUMBER_WORDS = frozenset(CARDINALS + ("twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion"))

@@ -1,0 +1,65 @@
+"""The grammar AddSent's declarative rules need: verb inflection, noun-phrase ends, the main verb.
+
+Rule-based stand-ins for CoreNLP's parses (the paper's step 3 uses constituency parses).
+"""
+
+from __future__ import annotations
+
+from robust_mrc.attacks import resources as R
+
+# tags that a noun phrase is made of (besides R.NOUN_PHRASE_WORDS and "of NP")
+_NP_TAGS = (R.NOUN, R.PROPN, R.ADJ, R.NUM)
+
+
+def past_tense(verb: str) -> str:
+    """The simple past, lower case: irregular verbs from the word list, else -ed / -d / -ied."""
+    low = verb.lower()
+    if low in R.IRREGULAR_PAST:
+        return R.IRREGULAR_PAST[low]
+    if low.endswith("e"):
+        return low + "d"
+    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
+        return low[:-1] + "ied"
+    return low + "ed"
+
+
+def third_person(verb: str) -> str:
+    """The third person singular present, lower case (has, goes, tries, works)."""
+    low = verb.lower()
+    if low == "have":
+        return "has"
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return low + "es"
+    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
+        return low[:-1] + "ies"
+    return low + "s"
+
+
+def inflect(aux: str, verb: str) -> str:
+    """The verb that replaces "``aux`` ... ``verb``": did -> past, does -> third person, else as is."""
+    return past_tense(verb) if aux == "did" else third_person(verb) if aux == "does" else verb
+
+
+def np_end(toks: list[str], tags: list[str], i: int) -> int:
+    """End index of the noun phrase that starts at ``i`` (determiners, adjectives, nouns, 's, of NP);
+    at least ``i + 1`` when ``i`` is inside ``toks``."""
+    j = i
+    while j < len(toks):
+        t, g = toks[j].lower(), tags[j]
+        if g in _NP_TAGS or t in R.NOUN_PHRASE_WORDS:
+            j += 1
+        elif t == "of" and j + 1 < len(toks) and j > i:
+            j += 1
+        else:
+            break
+    return max(j, i + 1) if i < len(toks) else i
+
+
+def find_verb(toks: list[str], tags: list[str], start: int) -> int | None:
+    """Index of the first verb from ``start`` on (or a later noun WordNet also knows as a verb)."""
+    for j in range(start, len(toks)):
+        if tags[j] == R.VERB:
+            return j
+        if tags[j] == R.NOUN and j > start and any(p == "v" for p, _ in R.wn_pos_counts(toks[j].lower())):
+            return j  # a noun that WordNet also knows as a verb
+    return None
