@@ -18,7 +18,7 @@ def main(cfg: DictConfig) -> float | None:
     from robust_mrc.training import train
 
     metrics = run_command(train, cfg)
-    monitor = cfg.get("monitor") or MODULES[cfg.task.name].monitor
+    monitor = cfg.monitor or MODULES[cfg.task.name].monitor
     return metrics.get(monitor)  # for Hydra sweepers
 
 

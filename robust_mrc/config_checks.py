@@ -10,8 +10,9 @@ that leaves no room for a ``doc_stride`` of context is an error naming the examp
 would stop with a Rust panic inside a DataLoader worker); multiple-choice questions and options
 that do not fit ``task.max_length`` are cut by the collator and only counted in a warning.
 
-Why not Hydra structured configs: experiment files add top-level keys of their own
-(``advrace_suite``), and ``data.limit`` is an integer or a mapping (a union OmegaConf cannot type).
+Why not Hydra structured configs: ``data.limit`` is an integer or a mapping (a union OmegaConf
+cannot type). Each key's default has one home, a YAML file under ``conf/`` (group bases such as
+``conf/data/_base.yaml``); ``tests/test_config_keys.py`` checks that the keys the code reads are there.
 """
 
 from __future__ import annotations

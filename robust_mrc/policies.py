@@ -120,6 +120,7 @@ class AttackPolicy:
 
 def policy_from_config(attack_cfg: Mapping[str, Any] | None, task: str, seed: int, train_examples: Sequence | None = None) -> AttackPolicy:
     """The :class:`AttackPolicy` of an ``attack`` config group entry."""
+    # defaults kept: callers of QADataModule (tests, banks) pass a plain dict, or none at all
     cfg = dict(attack_cfg or {})
     policy = cfg.get("policy", "none")
     specs = attacks_for_task(cfg, task)

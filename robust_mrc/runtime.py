@@ -57,7 +57,7 @@ def run_dir(cfg: DictConfig) -> Path:
 
     Processes started by SLURM (srun) do not share an environment with rank 0: give them
     ``output_dir`` (the sbatch scripts key it by the job id)."""
-    if cfg.get("output_dir"):
+    if cfg.output_dir:
         path = Path(cfg.output_dir)
     else:
         try:
@@ -102,8 +102,8 @@ def is_global_zero() -> bool:
 
 
 def build_loggers(cfg: DictConfig, out: Path) -> list:
-    logger_cfg = cfg.get("logger") or {"name": "csv"}
-    name = logger_cfg.get("name", "csv")
+    logger_cfg = cfg.logger if cfg.logger is not None else {"name": "csv"}  # logger=null: the CSV log alone
+    name = logger_cfg["name"]
     if name in ("none", None, False):
         return []
     if name not in ("csv", "wandb"):
@@ -150,7 +150,7 @@ def progress_callbacks(cfg: DictConfig, kwargs: dict, stdout=None) -> list:
     if (stdout or sys.stdout).isatty():
         return []
     kwargs.setdefault("enable_progress_bar", False)
-    every = cfg.get("progress_every")
+    every = cfg.progress_every
     return [LogProgress(int(every))] if every else []
 
 

@@ -49,11 +49,11 @@ def experiment_name(cfg: DictConfig) -> str | None:
 
 
 def run_group(cfg: DictConfig) -> str | None:
-    return (cfg.get("logger") or {}).get("group") or experiment_name(cfg)
+    return cfg.logger.group or experiment_name(cfg)
 
 
 def run_tags(cfg: DictConfig) -> list[str]:
-    tags = [str(t) for t in ((cfg.get("logger") or {}).get("tags") or [])]
+    tags = [str(t) for t in (cfg.logger.tags or [])]
     tags += [f"attack:{cfg.attack.name}", f"model:{cfg.model.name}", f"seed:{cfg.seed}", f"task:{cfg.task.name}", f"data:{cfg.data.name}"]
     experiment = experiment_name(cfg)
     if experiment:
@@ -64,16 +64,16 @@ def run_tags(cfg: DictConfig) -> list[str]:
 def wandb_logger(cfg: DictConfig, out: Path) -> pl.loggers.WandbLogger:
     """The Lightning W&B logger of a run: resolved config, group, tags, files under ``out/wandb``."""
     logger_cfg = cfg.logger
-    mode = logger_cfg.get("mode") or "offline"
+    mode = logger_cfg.mode or "offline"  # WANDB_MODE set but empty
     if mode not in ("online", "offline", "disabled"):
         raise ValueError(f"logger.mode={mode!r}: expected online, offline or disabled")
     os.environ.setdefault("WANDB_MODE", mode)
     return pl.loggers.WandbLogger(
-        project=logger_cfg.get("project", "robust-mrc"),
-        entity=logger_cfg.get("entity"),
+        project=logger_cfg.project,
+        entity=logger_cfg.entity,
         group=run_group(cfg),
         tags=run_tags(cfg),
-        name=logger_cfg.get("run_name") or f"{cfg.attack.name}-{cfg.model.name}-seed{cfg.seed}",
+        name=logger_cfg.run_name or f"{cfg.attack.name}-{cfg.model.name}-seed{cfg.seed}",
         job_type="train",
         save_dir=str(out),
         mode=mode,
@@ -216,7 +216,7 @@ def log_evaluation(cfg: DictConfig, report: Mapping[str, Any], rows: list[dict],
 
     os.environ.setdefault("WANDB_MODE", "offline")
     run = wandb.init(
-        project=str(cfg.get("wandb_project") or "robust-mrc"),
+        project=str(cfg.wandb_project),
         dir=str(out),
         job_type="evaluate",
         group=str(report.get("suite")),

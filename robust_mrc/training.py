@@ -30,12 +30,12 @@ def build_datamodule(cfg: DictConfig, tokenizer) -> QADataModule:
         cfg.data,
         tokenizer,
         batch_size=int(cfg.batch_size),
-        eval_batch_size=int(cfg.get("eval_batch_size") or cfg.batch_size),
-        num_workers=int(cfg.get("num_workers", 0)),
-        group_by_length=bool(cfg.get("group_by_length", True)),
+        eval_batch_size=int(cfg.eval_batch_size or cfg.batch_size),
+        num_workers=int(cfg.num_workers),
+        group_by_length=bool(cfg.group_by_length),
         seed=int(cfg.seed),
-        attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True) if cfg.get("attack") is not None else None,
-        record_items=bool(cfg.get("record_train_items", False)),
+        attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True) if cfg.attack is not None else None,
+        record_items=bool(cfg.record_train_items),
     )
 
 
@@ -96,7 +96,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         save_config(cfg, out / "config.yaml")
     task = cfg.task.name
     ckpt_dir = out / "checkpoints"
-    resume = resolve_resume(cfg.get("ckpt_path"), ckpt_dir, out)  # before any work: a missing checkpoint says so
+    resume = resolve_resume(cfg.ckpt_path, ckpt_dir, out)  # before any work: a missing checkpoint says so
     tokenizer = load_tokenizer(cfg.model)
     datamodule = build_datamodule(cfg, tokenizer)
     datamodule.setup("fit")
@@ -109,11 +109,11 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         if task_cfg.get("no_answer"):
             log.info(
                 "no-answer on (task.no_answer=%s): the threshold is tuned on the validation split each epoch",
-                cfg.task.get("no_answer", "auto"),
+                cfg.task.no_answer,
             )
     module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
 
-    monitor = cfg.get("monitor") or module.monitor
+    monitor = cfg.monitor or module.monitor  # null: the task's metric
     checkpoint = pl.callbacks.ModelCheckpoint(
         dirpath=str(ckpt_dir),
         filename="best",
@@ -126,7 +126,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     # requeued or resumed run would go back to the best epoch instead of the last one
     last = pl.callbacks.ModelCheckpoint(dirpath=str(ckpt_dir), filename="last", monitor=None, save_top_k=1, enable_version_counter=False)
     callbacks: list = [checkpoint, last, AttackCounts(), RandomStateCheckpoint()]
-    if cfg.get("record_train_items"):
+    if cfg.record_train_items:
         callbacks.append(TrainItemLog(out / "train_items"))
     loggers = build_loggers(cfg, out)
     if tracking.wandb_loggers(loggers):
@@ -142,7 +142,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
             best = checkpoint.best_model_path or None
             metrics: dict[str, Any] = {}
             metrics.update(_floats(trainer.validate(module, datamodule=datamodule, ckpt_path=best, verbose=False, weights_only=True)[0]))
-            if cfg.get("test_after_fit", True) and datamodule.splits["test"]:
+            if cfg.test_after_fit and datamodule.splits["test"]:
                 metrics.update(_floats(trainer.test(module, datamodule=datamodule, ckpt_path=best, verbose=False, weights_only=True)[0]))
     except BaseException:
         tracking.finish(loggers, exit_code=1)

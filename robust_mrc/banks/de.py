@@ -117,7 +117,7 @@ def train_extractor(splits: dict[str, list], seed: int, cfg: DictConfig, work_di
         cfg.data.limit = None
         if validation is None:
             cfg.data.holdout = HOLDOUT
-        if not cfg.get("output_dir"):
+        if not cfg.output_dir:
             cfg.output_dir = str(work_dir / "train")
     metrics = train(cfg)
     if not metrics.get("ckpt_path"):

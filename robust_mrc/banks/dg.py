@@ -126,27 +126,27 @@ def generate_bank(
 def _check(cfg: DictConfig) -> None:
     """The bank keys of ``cfg``, before any work (then the train keys: :func:`check_config`)."""
     problems = []
-    if not cfg.get("out"):
+    if not cfg.out:
         problems.append("out= is required: the bank file to write, e.g. out=banks/dream_dg.jsonl")
     else:
-        inputs = [cfg.data.get(s) for s in SPLITS] if cfg.data.get("source", "local") == "local" else []
+        inputs = [cfg.data.get(s) for s in SPLITS] if cfg.data.source == "local" else []
         problem = output_path_problem(cfg.out, [str(p) for p in inputs if p])
         if problem:
             problems.append(problem)
     for key, low in (("beams", 1), ("gen_batch_size", 1)):
-        if not isinstance(cfg.get(key), int) or cfg.get(key) < low:
-            problems.append(f"{key}={cfg.get(key)!r}: expected an integer >= {low}")
-    if cfg.get("n") is not None and (not isinstance(cfg.n, int) or cfg.n < 1):
+        if not isinstance(cfg[key], int) or cfg[key] < low:
+            problems.append(f"{key}={cfg[key]!r}: expected an integer >= {low}")
+    if cfg.n is not None and (not isinstance(cfg.n, int) or cfg.n < 1):
         problems.append(f"n={cfg.n!r}: expected an integer >= 1 or null (the question's number of wrong options)")
-    sim = cfg.get("max_similarity")
+    sim = cfg.max_similarity
     if not isinstance(sim, (int, float)) or not 0 < sim <= 1:
         problems.append(f"max_similarity={sim!r}: expected a number in (0, 1]")
-    splits = list(cfg.get("splits") or [])
+    splits = list(cfg.splits or [])
     if not splits or any(s not in SPLITS for s in splits):
         problems.append(f"splits={splits}: expected a non-empty list of {', '.join(SPLITS)}")
-    if cfg.get("device") not in ("auto", "cpu", "cuda"):
-        problems.append(f"device={cfg.get('device')!r}: expected auto, cpu or cuda")
-    if cfg.get("ckpt") and not Path(str(cfg.ckpt)).is_file():
+    if cfg.device not in ("auto", "cpu", "cuda"):
+        problems.append(f"device={cfg.device!r}: expected auto, cpu or cuda")
+    if cfg.ckpt and not Path(str(cfg.ckpt)).is_file():
         problems.append(f"ckpt={cfg.ckpt}: no such checkpoint file (leave ckpt out to train a generator first)")
     if cfg.task.name != "dg":
         problems.append(f"task={cfg.task.name}: the bank needs a distractor generator (task=dg, the default here)")
@@ -182,15 +182,15 @@ def load_generator(cfg: DictConfig):
 
     from robust_mrc.models.checkpoints import load_checkpoint
 
-    path = cfg.get("ckpt")
+    path = cfg.ckpt
     if not path:
         from robust_mrc.training import train
 
         path = train(cfg)["ckpt_path"]
         if not path:
             raise ConfigError("training wrote no best checkpoint (no validation split?): set data.holdout=0.1 or data.validation=")
-    module = load_checkpoint(path, expected_task="dg", trust_remote_code=bool(cfg.get("trust_remote_code", False)))
-    device = cfg.get("device", "auto")
+    module = load_checkpoint(path, expected_task="dg", trust_remote_code=bool(cfg.trust_remote_code))
+    device = cfg.device
     if device == "cuda" or (device == "auto" and torch.cuda.is_available()):
         module.to("cuda")
     return module, str(path)
@@ -207,7 +207,7 @@ def build_bank(cfg: DictConfig) -> dict:
         examples,
         beams=int(cfg.beams),
         batch_size=int(cfg.gen_batch_size),
-        n=cfg.get("n"),
+        n=cfg.n,
         max_similarity=float(cfg.max_similarity),
         exclude_options=bool(cfg.exclude_options),
         max_new_tokens=int(cfg.task.max_new_tokens),
@@ -240,7 +240,7 @@ def build_bank(cfg: DictConfig) -> dict:
             for ex, r in list(zip(examples, records))[:5]
         ],
     }
-    stats_path = Path(str(cfg.stats)) if cfg.get("stats") else out.with_name(out.name + ".stats.json")
+    stats_path = Path(str(cfg.stats)) if cfg.stats else out.with_name(out.name + ".stats.json")
     atomic_write_text(stats_path, json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
     log.info("bank %s: %d questions, %s", out, len(records), {k: v for k, v in stats.items() if k.startswith("share")})
     return stats

@@ -44,11 +44,12 @@ def check_task(data_cfg: Mapping[str, Any], task: str) -> None:
 def load_splits(data_cfg: Mapping[str, Any], task: str, seed: int = 0) -> dict[str, list]:
     """Examples for train / validation / test (a split may be empty)."""
     check_task(data_cfg, task)
-    source = data_cfg.get("source", "local")
+    source = data_cfg["source"]  # the keys read here: the data option, defaults in conf/data/_base.yaml
     if source == "synthetic":
         from robust_mrc.data.synthetic import synthetic_splits
 
         kwargs = dict(data_cfg.get("generator") or {})
+        # data.seed (the synthetic options set it): the run seed when a data option names none
         splits = synthetic_splits(
             task, int(data_cfg.n_train), int(data_cfg.n_val), int(data_cfg.n_test), int(data_cfg.get("seed", seed)), **kwargs
         )
@@ -58,9 +59,9 @@ def load_splits(data_cfg: Mapping[str, Any], task: str, seed: int = 0) -> dict[s
             _check_not_all_skipped(data_cfg, split, examples)
     else:
         raise DataConfigError(f"data.source={source!r}: expected synthetic, local or hub")
-    holdout = float(data_cfg.get("holdout") or 0.0)
+    holdout = float(data_cfg["holdout"] or 0.0)
     if holdout and not splits.get("validation"):
-        splits["train"], splits["validation"] = holdout_split(splits["train"], holdout, seed=int(data_cfg.get("holdout_seed", 0)))
+        splits["train"], splits["validation"] = holdout_split(splits["train"], holdout, seed=int(data_cfg["holdout_seed"]))
         log.info("validation: %d examples held out from train by passage", len(splits["validation"]))
     expected = MCExample if task == "mc" else SpanExample
     for split, examples in splits.items():
@@ -94,14 +95,14 @@ def _read_split(data_cfg: Mapping[str, Any], split: str) -> list:
     spec = data_cfg.get(split)
     if not spec:
         return []
-    limit = data_cfg.get("limit", {}) or {}
+    limit = data_cfg["limit"] or {}
     limit = limit.get(split) if isinstance(limit, Mapping) else limit
-    strict = bool(data_cfg.get("strict", True))
-    if data_cfg.get("source") == "hub":
-        return load_examples(data_cfg.hub_name, data_cfg.format, split=spec, subset=data_cfg.get("subset"), strict=strict, limit=limit)
+    strict = bool(data_cfg["strict"])
+    if data_cfg["source"] == "hub":
+        return load_examples(data_cfg["hub_name"], data_cfg["format"], split=spec, subset=data_cfg["subset"], strict=strict, limit=limit)
     path = Path(str(spec)).expanduser()
     if not path.exists():
         raise DataConfigError(
             f"data.{split}={spec}: no such file or directory (cwd {Path.cwd()}); set data.{split}=/path/to/file or data.{split}=null"
         )
-    return load_examples(path, data_cfg.get("format", "auto"), strict=strict, limit=limit, max_bytes=data_cfg.get("max_bytes"))
+    return load_examples(path, data_cfg["format"], strict=strict, limit=limit, max_bytes=data_cfg["max_bytes"])

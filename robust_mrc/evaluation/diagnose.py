@@ -103,7 +103,7 @@ def _without_ids(result: dict, keep: int = 20) -> dict:
 def run_diagnostics(
     cfg, report: dict, sets: Mapping[str, Any], predictions: Mapping[str, Mapping[str, dict]], modules, names, out: Path
 ) -> dict:
-    wanted = list(cfg.get("diagnostics") or [])
+    wanted = list(cfg.diagnostics or [])
     unknown = [d for d in wanted if d not in KNOWN]
     if unknown:
         raise ValueError(f"diagnostics={unknown}: unknown; choose from {list(KNOWN)} (magnet screening: magnet_screen.enabled=true)")
@@ -112,15 +112,13 @@ def run_diagnostics(
     result: dict[str, Any] = {}
     if "confidence" in wanted:
         result["confidence"] = {
-            model: confidence_report(
-                per_set[CLEAN], task, float(cfg.get("confidence_threshold", 0.9)), out / f"reliability_{_safe(model)}.png", metric
-            )
+            model: confidence_report(per_set[CLEAN], task, float(cfg.confidence_threshold), out / f"reliability_{_safe(model)}.png", metric)
             for model, per_set in predictions.items()
             if per_set.get(CLEAN)
         }
     if "error_analysis" in wanted:
         result["error_analysis"] = {
-            model: error_report(sets[CLEAN].examples, per_set[CLEAN], task, int(cfg.get("error_folds", 10)), int(cfg.seed), metric)
+            model: error_report(sets[CLEAN].examples, per_set[CLEAN], task, int(cfg.error_folds), int(cfg.seed), metric)
             for model, per_set in predictions.items()
             if per_set.get(CLEAN)
         }

@@ -84,6 +84,7 @@ class EvalSet:
 
 def suite_specs(suite_cfg: Mapping[str, Any] | None, task: str) -> list[SetSpec]:
     """The non-clean sets of a suite config, checked (unique names, a task that fits)."""
+    # defaults kept: suite=null gives no suite, and a user's own suite file may leave keys out
     cfg = dict(suite_cfg or {})
     suite_task = cfg.get("task")
     name = cfg.get("name", "suite")

@@ -48,12 +48,12 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
     paths = checkpoint_paths(cfg)
-    modules = [load_checkpoint(p, expected_task=cfg.task.name, trust_remote_code=bool(cfg.get("trust_remote_code", False))) for p in paths]
+    modules = [load_checkpoint(p, expected_task=cfg.task.name, trust_remote_code=bool(cfg.trust_remote_code)) for p in paths]
     task = modules[0].task
     splits, split = load_split(cfg, task)
     task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), splits)
-    cache = DiskCache(cfg.get("cache_dir"))
-    suite_cfg = OmegaConf.to_container(cfg.suite, resolve=True) if cfg.get("suite") is not None else {}
+    cache = DiskCache(cfg.cache_dir)
+    suite_cfg = OmegaConf.to_container(cfg.suite, resolve=True) if cfg.suite is not None else {}
     pool = splits.get("train") or splits[split]
     specs = suite_specs(suite_cfg, task)
     sets = build_sets(
@@ -63,7 +63,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
         seed=int(cfg.seed),
         cache=cache,
         pool_examples=pool,
-        strict=bool(cfg.data.get("strict", True)),
+        strict=bool(cfg.data.strict),
     )
 
     names = model_names(paths)
@@ -90,12 +90,12 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
             model_sets[name] = own
             predictions[name].update(predict_sets(predictor, own))
     screening = None
-    if (cfg.get("magnet_screen") or {}).get("enabled"):
+    if cfg.magnet_screen.enabled:
         screening = magnet_screening(cfg, task, splits[split], pool, predictors, names, predictions, sets, cache, out)
     for name in no_answer:  # "" where null score - best span score > the model's threshold
         predictions[name] = {s: apply_no_answer(records, no_answer[name]["threshold"]) for s, records in predictions[name].items()}
     if len(modules) > 1:
-        method = str(cfg.get("ensemble_method") or ("average" if task == "mc" else "token_vote"))
+        method = str(cfg.ensemble_method or ("average" if task == "mc" else "token_vote"))  # null: by task (eval.yaml)
         predictions["ensemble"] = {s: combine_records([predictions[n][s] for n in names], task, method) for s in sets}
 
     report = build_report(
@@ -124,12 +124,12 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
 
 
 def checkpoint_paths(cfg: DictConfig) -> list[str]:
-    members = list(cfg.get("ensemble") or [])
+    members = list(cfg.ensemble or [])
     if members:
         if len(members) < 2:
             raise CheckpointError("ensemble=[...] needs at least two checkpoints")
         return [str(m) for m in members]
-    if not cfg.get("ckpt_path"):
+    if not cfg.ckpt_path:
         raise CheckpointError("give ckpt_path=path/to/best.ckpt (or ensemble=[a.ckpt,b.ckpt,...])")
     return [str(cfg.ckpt_path)]
 
@@ -148,7 +148,7 @@ def model_names(paths: list[str]) -> list[str]:
 
 
 def load_split(cfg: DictConfig, task: str) -> tuple[dict[str, list], str]:
-    split = cfg.get("split", "test")
+    split = cfg.split
     splits = load_splits(cfg.data, task, seed=int(cfg.seed))
     if split not in splits or not splits[split]:
         available = [k for k, v in splits.items() if v]
@@ -165,7 +165,7 @@ def make_predictor(cfg: DictConfig, module, path: str, cache: DiskCache, out: Pa
     if module.task == "span":
         data_task = data_task or resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), {})
         task_cfg["metric"] = data_task["metric"]
-        explicit = str(cfg.task.get("no_answer", "auto")).lower() != "auto"
+        explicit = str(cfg.task.no_answer).lower() != "auto"
         task_cfg["no_answer"] = data_task["no_answer"] if explicit else bool(data_task["no_answer"] or task_cfg.get("no_answer") is True)
         module.window_batch = int(cfg.eval_batch_size)
     module.task_cfg = task_cfg
@@ -215,7 +215,7 @@ def write_outputs(cfg: DictConfig, report: dict, predictions: dict, names: list[
     first = names[0] if len(names) == 1 else "ensemble"
     atomic_write_json(out / "predictions.json", predictions[first][CLEAN])
     files = write_report(report, out)
-    if cfg.get("wandb"):
+    if cfg.wandb:
         from robust_mrc.tracking import log_evaluation
 
         images = [files["png"], *sorted(out.glob("reliability_*.png")), out / "magnet_scores.png"]
@@ -250,14 +250,14 @@ def magnet_screening(cfg, task, clean, pool_examples, predictors, names, predict
     if task != "mc":
         raise ValueError("magnet_screen.enabled=true needs a multiple-choice checkpoint (task=mc)")
     questions = list(clean[: int(ms.questions)])
-    pool = pool_of(ms.get("pool"), pool_examples)
-    if ms.get("max_pool"):  # a new pool: file pools are shared through resolve_pool's cache
+    pool = pool_of(ms.pool, pool_examples)
+    if ms.max_pool:  # a new pool: file pools are shared through resolve_pool's cache
         pool = OptionPool(pool.entries[: int(ms.max_pool)])
     if not pool.entries:
         raise ValueError("magnet_screen: the option pool is empty")
     info = screen(predictors[0], questions, predictions[names[0]][CLEAN], pool, out, int(ms.top))
     info["model"] = names[0]
-    if ms.get("attack_top", True):
+    if ms.attack_top:
         spec = SetSpec("magnet_top", attack="magnet", params={"pool": str(out / "magnet_pool.txt")})
         built = build_sets([spec], clean, task, seed=int(cfg.seed), cache=cache, pool_examples=pool_examples)
         sets["magnet_top"] = built["magnet_top"]

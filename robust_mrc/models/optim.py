@@ -29,6 +29,7 @@ def linear_warmup_decay(optimizer, warmup_steps: int, total_steps: int):
 
 def build_optimizer(model: torch.nn.Module, optim_cfg: Mapping[str, Any], total_steps: int):
     optimizer = torch.optim.AdamW(
+        # defaults as in conf/model/: modules are also built from plain dicts (tests, older checkpoints)
         param_groups(model, float(optim_cfg.get("weight_decay", 0.01))),
         lr=float(optim_cfg["lr"]),
         eps=float(optim_cfg.get("adam_epsilon", 1e-8)),
