@@ -1,315 +1,30 @@
-"""Embedded synthetic reading-comprehension data: no downloads, deterministic, learnable.
-
-Every passage is a short story (about 40-65 words) about a few people and containers, built
-from the word lists and sentence templates below::
-
-    On Monday the weather was windy. Maria lives in Lisbon. Tom lives in Oslo. The red box
-    holds seven apples. Tom and Maria met at the museum on Friday. Anna lives in Cairo. ...
-
-and the question asks about one fact ("Where does Tom live?", or the cloze "Tom lives in _ .").
-Values of the question's type appear elsewhere in the passage too, in two kinds of sentences:
-
-* **rival facts** of the same relation about other entities ("Maria lives in Lisbon"): telling
-  them apart means binding entity and value (the span set uses four such facts);
-* **decoys** that name a value of the same type in another relation, often about the same people
-  ("Tom flew to Paris for a wedding", "The train from Cairo was late"): telling them apart means
-  reading the relation. The multiple-choice default is three decoys and no rival: a reading task
-  that MiniLM learns on a CPU in about thirty steps (rivals are learned much later, see
-  :func:`make_synthetic_mc`).
-
-So every candidate answer occurs in the passage, and an answer can only be found by reading
-which value the passage gives for the question's entity and relation. The vocabulary is small
-(a few hundred words); half of the multiple-choice questions are clozes whose filled-in blank
-repeats the fact sentence.
-
-* :func:`make_synthetic_mc` -- :class:`MCExample`; the wrong options are the rivals' and decoys'
-  values in the same passage.
-* :func:`make_synthetic_span` -- :class:`SpanExample`; the answer is the value's span.
-* :func:`synthetic_splits` -- disjoint train/validation/test lists.
-
-Generation uses only ``random.Random(seed)`` over lists (never ``hash()`` or set order), so the
-output is identical across processes and ``PYTHONHASHSEED``. Within one passage no value and no
-entity occurs twice as a whole word, and no two entities share a value of the same attribute.
-"""
+"""Generation of the embedded synthetic data: passages, multiple-choice items, span examples and
+disjoint splits (see the package docstring)."""
 
 from __future__ import annotations
 
 import random
-import string
 from dataclasses import dataclass
 from typing import Any
 
 from robust_mrc.data.examples import MAX_OPTIONS, MIN_OPTIONS, Answer, MCExample, SpanExample
-
-__all__ = [
-    "ATTRIBUTES",
-    "MAX_FACTS",
-    "make_synthetic_mc",
-    "make_synthetic_span",
-    "synthetic_splits",
-]
-
-# ----------------------------------------------------------------------------- word lists
-# Chosen so that no value is a whole word of another list (no "Rose" the person and "rose" the
-# flower, no "Sydney" the person and Sydney the city), and jobs/animals start with a consonant
-# ("works as a baker", "has a pet cat").
-
-NAMES = (
-    "Maria",
-    "Tom",
-    "Anna",
-    "Peter",
-    "Lucy",
-    "David",
-    "Sara",
-    "James",
-    "Emma",
-    "Omar",
-    "Nina",
-    "Carlos",
-    "Laura",
-    "Ivan",
-    "Mia",
-    "Leo",
-    "Hannah",
-    "Samuel",
-    "Olga",
-    "Victor",
-    "Julia",
-    "Felix",
-    "Grace",
-    "Hugo",
-    "Alice",
-    "Paul",
-    "Elena",
-    "Mark",
-    "Zoe",
-    "Daniel",
+from robust_mrc.data.synthetic.vocabulary import (
+    ATTRIBUTE_NAMES,
+    ATTRIBUTES,
+    CLOZE_RATE,
+    COLOURS,
+    CONTAINERS,
+    FILLER_SLOTS,
+    FILLER_WORDS,
+    FILLERS,
+    FRUITS,
+    MAX_DECOYS,
+    MAX_FACTS,
+    MAX_WORDS_GOAL,
+    MIN_WORDS,
+    NAMES,
+    Attribute,
 )
-CITIES = (
-    "Lisbon",
-    "Paris",
-    "Berlin",
-    "Madrid",
-    "Rome",
-    "Vienna",
-    "Prague",
-    "Dublin",
-    "Oslo",
-    "Warsaw",
-    "Athens",
-    "Cairo",
-    "Tokyo",
-    "Seoul",
-    "Lima",
-    "Toronto",
-    "Boston",
-    "Sydney",
-    "Chicago",
-    "Denver",
-    "Milan",
-    "Munich",
-    "Zurich",
-    "Helsinki",
-)
-JOBS = (
-    "baker",
-    "teacher",
-    "doctor",
-    "farmer",
-    "pilot",
-    "nurse",
-    "driver",
-    "painter",
-    "writer",
-    "dentist",
-    "lawyer",
-    "singer",
-    "tailor",
-    "butcher",
-    "plumber",
-    "chef",
-    "banker",
-    "barber",
-    "builder",
-    "poet",
-)
-ANIMALS = (
-    "cat",
-    "dog",
-    "rabbit",
-    "parrot",
-    "hamster",
-    "turtle",
-    "horse",
-    "goat",
-    "snake",
-    "pony",
-    "duck",
-    "mouse",
-    "frog",
-    "goldfish",
-)
-COLOURS = (
-    "red",
-    "blue",
-    "green",
-    "yellow",
-    "black",
-    "white",
-    "pink",
-    "purple",
-    "brown",
-    "grey",
-    "silver",
-)
-COUNTS = (
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-)
-AGES = tuple(str(n) for n in range(19, 80))
-CONTAINERS = ("box", "bag", "basket", "bowl", "crate", "jar")
-FRUITS = (
-    "apples",
-    "pears",
-    "plums",
-    "lemons",
-    "peaches",
-    "cherries",
-    "grapes",
-    "mangoes",
-    "melons",
-    "figs",
-)
-
-# Filler vocabulary: disjoint from every value list above.
-DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-WEATHER = ("sunny", "cloudy", "windy", "rainy", "cold", "warm", "foggy")
-PLACES = ("market", "park", "library", "station", "museum", "harbour", "square", "garden")
-CROWDS = ("busy", "quiet", "crowded", "empty", "noisy", "calm")
-TIMES = ("morning", "afternoon", "evening")
-EVENTS = ("concert", "festival", "parade", "party", "match", "fair")
-BUILDINGS = ("church", "school", "castle", "hotel", "theatre", "bridge")
-
-
-# ----------------------------------------------------------------------------- templates
-@dataclass(frozen=True)
-class _Attribute:
-    """One kind of fact. ``{e}`` entity, ``{v}`` value, ``{x}`` extra slot (the fruit)."""
-
-    name: str
-    kind: str  # "person" or "container"
-    pool: tuple[str, ...]
-    pool_group: str  # values of one group never repeat in a passage (car and box colours)
-    fact: str
-    questions: tuple[str, ...]
-    cloze: str
-    # decoys: a value of the same pool in another relation ("Tom flew to Oslo"), never the fact's
-    decoys: tuple[str, ...] = ()
-
-
-_ATTRIBUTE_LIST = (
-    _Attribute(
-        "city",
-        "person",
-        CITIES,
-        "city",
-        "{e} lives in {v}.",
-        ("Where does {e} live?", "In which city does {e} live?", "Which city is {e}'s home?"),
-        "{e} lives in _ .",
-        ("{e} flew to {v} for a wedding.", "{e} has never been to {v}.", "The train from {v} was late."),
-    ),
-    _Attribute(
-        "job",
-        "person",
-        JOBS,
-        "job",
-        "{e} works as a {v}.",
-        ("What is {e}'s job?", "What does {e} work as?", "What is the job of {e}?"),
-        "{e} works as a _ .",
-        ("{e}'s uncle is a {v}.", "{e} never wanted to be a {v}.", "The {v} of the town was on holiday."),
-    ),
-    _Attribute(
-        "pet",
-        "person",
-        ANIMALS,
-        "animal",
-        "{e} has a pet {v}.",
-        ("What pet does {e} have?", "Which animal is {e}'s pet?", "What kind of pet does {e} have?"),
-        "{e} has a pet _ .",
-        ("{e} is afraid of the neighbour's {v}.", "{e} saw a {v} in the park.", "The shop sold a {v} on Monday."),
-    ),
-    _Attribute(
-        "car",
-        "person",
-        COLOURS,
-        "colour",
-        "{e} drives a {v} car.",
-        ("What colour is {e}'s car?", "What colour car does {e} drive?", "Which colour is the car of {e}?"),
-        "{e} drives a _ car .",
-        ("{e} painted the fence {v}.", "{e} wore a {v} hat.", "The old bus was {v}."),
-    ),
-    _Attribute(
-        "age",
-        "person",
-        AGES,
-        "age",
-        "{e} is {v} years old.",
-        ("How old is {e}?", "What is the age of {e}?", "How many years old is {e}?"),
-        "{e} is _ years old .",
-        ("{e} has lived here for {v} years.", "{e} read {v} pages last night.", "The bridge was built {v} years ago."),
-    ),
-    _Attribute(
-        "count",
-        "container",
-        COUNTS,
-        "count",
-        "The {e} holds {v} {x}.",
-        ("How many {x} does the {e} hold?", "How many {x} are in the {e}?", "What number of {x} does the {e} hold?"),
-        "The {e} holds _ {x} .",
-        ("{e} sold {v} {x} at the market.", "There were {v} {x} on the table.", "{e} ate {v} {x} yesterday."),
-    ),
-)
-ATTRIBUTES: dict[str, _Attribute] = {a.name: a for a in _ATTRIBUTE_LIST}
-_ATTRIBUTE_NAMES = tuple(a.name for a in _ATTRIBUTE_LIST)
-
-_FILLERS = (
-    "On {day} the weather was {weather}.",
-    "The {place} was {crowd} that {time}.",
-    "Everyone in the town talked about the {event}.",
-    "The {event} started late because it was {weather}.",
-    "Nobody could find the key to the old {building}.",
-    "Later that {time}, the streets near the {building} were {crowd}.",
-    "A new {place} opened near the {building} last year.",
-    "{n1} and {n2} met at the {place} on {day}.",
-    "{n1} usually walks to the {place} after lunch.",
-    "{n1} told a long story about the {event}.",
-)
-
-_FILLER_WORDS = {
-    "day": DAYS,
-    "weather": WEATHER,
-    "place": PLACES,
-    "crowd": CROWDS,
-    "time": TIMES,
-    "event": EVENTS,
-    "building": BUILDINGS,
-}
-_FILLER_SLOTS = {t: tuple(field for _, field, _, _ in string.Formatter().parse(t) if field) for t in _FILLERS}
-
-MAX_FACTS = 8  # same-type facts (and decoys) per passage; bounded by the smallest value pool
-MAX_DECOYS = 3  # decoy templates per attribute
-_MIN_WORDS, _MAX_WORDS_GOAL = 40, 55  # short passages: fast steps, little dilution
-_CLOZE_RATE = 1 / 2
 
 
 # ----------------------------------------------------------------------------- generation
@@ -327,7 +42,7 @@ def _fill(template: str, entity: str, value: str, extra: str) -> str:
     return template.format(e=entity, v=value, x=extra)
 
 
-def _make_fact(attr: _Attribute, entity: str, value: str, extra: str) -> _Fact:
+def _make_fact(attr: Attribute, entity: str, value: str, extra: str) -> _Fact:
     prefix = attr.fact.split("{v}")[0]
     offset = len(prefix.format(e=entity, x=extra))
     sentence = _fill(attr.fact, entity, value, extra)
@@ -364,7 +79,7 @@ class _Passage:
         colour = self._draw("colour", COLOURS)
         return f"{colour} {self.rng.choice(CONTAINERS)}"
 
-    def add(self, attr: _Attribute, *, reuse: bool = False) -> _Fact:
+    def add(self, attr: Attribute, *, reuse: bool = False) -> _Fact:
         entity = None
         if attr.kind == "person":
             if reuse:
@@ -383,7 +98,7 @@ class _Passage:
         self.attrs_of.setdefault(entity, []).append(attr.name)
         return fact
 
-    def decoy(self, attr: _Attribute, template: str) -> tuple[str, str]:
+    def decoy(self, attr: Attribute, template: str) -> tuple[str, str]:
         """A sentence naming a fresh value of ``attr``'s pool in another relation, and the value.
         Its person is one of the passage's people half of the time (then the question's entity
         may say something else of that value type), else a new one."""
@@ -395,7 +110,7 @@ class _Passage:
 
     def filler(self, template: str) -> str | None:
         rng = self.rng
-        slots = _FILLER_SLOTS[template]
+        slots = FILLER_SLOTS[template]
         n_names = ("n1" in slots) + ("n2" in slots)
         if len(self.people) < n_names:
             return None
@@ -406,7 +121,7 @@ class _Passage:
             values["n1"] = rng.choice(self.people)
         for slot in slots:
             if slot not in values:
-                values[slot] = rng.choice(_FILLER_WORDS[slot])
+                values[slot] = rng.choice(FILLER_WORDS[slot])
         return template.format(**values)
 
 
@@ -421,10 +136,10 @@ class _Item:
 
 
 def _generate(rng: random.Random, *, n_same: int, cloze: bool, n_decoys: int = 0) -> _Item:
-    attr = ATTRIBUTES[rng.choice(_ATTRIBUTE_NAMES)]
+    attr = ATTRIBUTES[rng.choice(ATTRIBUTE_NAMES)]
     p = _Passage(rng)
     same = [p.add(attr) for _ in range(n_same)]
-    others = [a for a in _ATTRIBUTE_NAMES if a != attr.name]
+    others = [a for a in ATTRIBUTE_NAMES if a != attr.name]
     for _ in range(rng.randint(1, 2)):
         p.add(ATTRIBUTES[rng.choice(others)], reuse=rng.random() < 0.5)
     target = rng.choice(same)
@@ -432,8 +147,8 @@ def _generate(rng: random.Random, *, n_same: int, cloze: bool, n_decoys: int = 0
 
     sentences: list[str] = [f.sentence for f in p.facts] + [text for text, _ in decoys]
     words = sum(len(s.split()) for s in sentences)
-    goal = rng.randint(_MIN_WORDS, _MAX_WORDS_GOAL)
-    fillers = list(_FILLERS)
+    goal = rng.randint(MIN_WORDS, MAX_WORDS_GOAL)
+    fillers = list(FILLERS)
     rng.shuffle(fillers)
     n_fillers = 0
     for template in fillers:
@@ -513,7 +228,7 @@ def make_synthetic_mc(
     for i in range(n):
         k = rng.randint(lo, hi)
         n_same = max(num_facts, k - num_decoys, 1)
-        item = _generate(rng, n_same=n_same, cloze=rng.random() < _CLOZE_RATE, n_decoys=num_decoys)
+        item = _generate(rng, n_same=n_same, cloze=rng.random() < CLOZE_RATE, n_decoys=num_decoys)
         wrong = rng.sample(item.distractors, k - 1)
         label = rng.randrange(k)
         options = wrong[:label] + [item.answer] + wrong[label:]
