@@ -59,6 +59,18 @@ def test_the_runner_keeps_the_candidate_the_scorer_rates_worst():
     assert result.fallbacks == 0
 
 
+def test_the_runner_prints_a_progress_line_per_group_in_logs(capsys):
+    """stdout not a terminal (capsys, like SLURM or ``> log``): one plain line per lockstep group."""
+    run_search(Worst(), [example(i) for i in range(5)], TableScorer("beta"), seed=0, lockstep=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(" queries/s")[0] for line in lines] == [
+        "[search worst_of_three] examples 2/5 queries 6",
+        "[search worst_of_three] examples 4/5 queries 12",
+        "[search worst_of_three] examples 5/5 queries 15",
+    ]
+    assert all(" ETA " in line for line in lines)
+
+
 def test_span_addsent_search_keeps_the_worst_candidate_and_the_answer_offsets():
     ex = example()
     attack = build_attack("addsent", "span")
