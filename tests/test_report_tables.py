@@ -133,6 +133,25 @@ def test_every_set_carries_a_95_percent_interval_in_the_table():
     assert "95% CI" in text and f"{sets['clean']['ci95'][0]:.4f}-{sets['clean']['ci95'][1]:.4f}" in text
 
 
+def test_the_drop_gets_a_paired_interval_narrower_than_the_unpaired_one():
+    """10 of 40 questions flip from right to wrong and none the other way: the paired interval of
+    abs_drop lies on 0 or above and holds 0.25; it is narrower than what the two sets' own intervals
+    allow (clean hi - attacked lo), and the table carries it."""
+    clean = mc_records(40, 30)
+    wrong = [q for q, r in clean.items() if r["pred"] == 0][:10]
+    attacked = {q: ({**r, "pred": 1} if q in wrong else r) for q, r in clean.items()}
+    entry = set_entry(attacked, clean, metrics_of=mc_metrics, primary="acc", task="mc")
+    lo, hi = entry["abs_drop_ci95"]
+    assert entry["abs_drop"] == pytest.approx(0.25) and 0.0 <= lo < 0.25 < hi
+    clean_ci = set_entry(clean, None, metrics_of=mc_metrics, primary="acc", task="mc")["ci95"]
+    assert hi - lo < (clean_ci[1] - entry["ci95"][0]) - (clean_ci[0] - entry["ci95"][1])
+    unchanged = set_entry(dict(clean), clean, metrics_of=mc_metrics, primary="acc", task="mc")
+    assert unchanged["abs_drop_ci95"] == [0.0, 0.0]
+    report = mc_report()
+    drop_ci = report["models"]["best"]["sets"]["addsent"]["abs_drop_ci95"]
+    assert "abs_drop 95% CI" in markdown(report) and f"{drop_ci[0]:.4f}-{drop_ci[1]:.4f}" in markdown(report)
+
+
 def test_bootstrap_interval_contains_the_mean_and_shrinks_with_more_questions():
     small = [1.0] * 12 + [0.0] * 8
     large = small * 100

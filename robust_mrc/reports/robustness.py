@@ -78,7 +78,9 @@ def set_entry(
     ``orig_*`` (clean, same questions) and ``adv_*`` (the set) the same way.
 
     ``ci95``: the 95 % bootstrap interval of the primary metric over the set's questions
-    (:mod:`robust_mrc.reports.intervals`, seeded with ``seed``)."""
+    (:mod:`robust_mrc.reports.intervals`, seeded with ``seed``); ``abs_drop_ci95`` (sets with one
+    attacked question per clean one): the paired interval of ``abs_drop``, resampling the questions'
+    clean - attacked differences."""
     entry: dict[str, Any] = {"n": len(records), **metrics_of(records)}
     scores = question_scores(records, primary, metric)
     if scores:
@@ -114,6 +116,12 @@ def set_entry(
         entry.update({"orig_em": paired_clean["em"], "orig_f1": paired_clean["f1"], "adv_em": entry["em"], "adv_f1": entry["f1"]})
     entry["drop"] = relative_drop(clean_value, attacked_value)
     entry["abs_drop"] = clean_value - attacked_value
+    if not adversarial:  # one attacked question per clean one: a paired interval of the drop
+        clean_scores = question_scores({o: clean_records[o] for o, _ in pairs}, primary, metric)
+        attacked_scores = question_scores({i: records[i] for _, i in pairs}, primary, metric)
+        if clean_scores and attacked_scores:
+            diffs = [c - a for c, a in zip(clean_scores, attacked_scores)]
+            entry["abs_drop_ci95"] = bootstrap_ci(diffs, seed=seed)
     # mc: the chosen option's index; span: answers compared under the task's scorer
     flip = different_prediction_ratio(
         {o: clean_records[o]["pred"] for o, _ in pairs}, {i: r["pred"] for i, r in records.items()}, pairs, "mc" if task == "mc" else metric
@@ -250,15 +258,19 @@ def _csv(rows: list[dict]) -> str:
 
 
 def _ci_column(report: Mapping[str, Any], rows: list[dict]) -> list[dict]:
-    """The report rows with the 95 % interval of the primary metric after it (``-`` where none)."""
+    """The report rows with the 95 % interval of the primary metric after it and the paired one of
+    ``abs_drop`` after that (``-`` where none)."""
     out = []
     for row in rows:
-        ci = report["models"][row["model"]]["sets"].get(row["set"], {}).get("ci95")
+        entry = report["models"][row["model"]]["sets"].get(row["set"], {})
+        ci, drop_ci = entry.get("ci95"), entry.get("abs_drop_ci95")
         cells = {}
         for k, v in row.items():
             cells[k] = v
             if k == report["primary"]:
                 cells["95% CI"] = f"{ci[0]:.4f}-{ci[1]:.4f}" if ci else "-"
+            if k == "abs_drop":
+                cells["abs_drop 95% CI"] = f"{drop_ci[0]:.4f}-{drop_ci[1]:.4f}" if drop_ci else "-"
         out.append(cells)
     return out
 
@@ -269,7 +281,8 @@ def markdown(report: Mapping[str, Any]) -> str:
     rows = report_rows(report)
     lines = [f"# Robustness report: suite {report.get('suite')} ({report.get('split')})", ""]
     lines.append(
-        f"Primary metric `{report['primary']}` (95% CI: bootstrap over questions); drop = relative to clean; "
+        f"Primary metric `{report['primary']}` (95% CI: bootstrap over questions; abs_drop's: paired, same questions); "
+        "drop = relative to clean; "
         "flip = share of predictions changed against clean."
     )
     lines += ["", format_table(_ci_column(report, rows)) if rows else "no predictions"]
