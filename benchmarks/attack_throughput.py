@@ -36,8 +36,20 @@ apply ckpt=...`` wires them) on ``--queries-examples`` SQuAD questions, scorer b
 queries/s over the scorer's time and over the wall time; target >= 50 queries/s batched.
 ``--queries-examples 0`` skips it.
 
-Measured: (left for the lead). Only tiny-size smoke checks were run while writing it, under
-contention from other jobs, so no figure is quoted here.
+Measured (2026-11-25, 2-core CPU machine otherwise idle, one thread, ``--examples 200 --ckpt
+<MiniLM trained on 12,000 SQuAD questions> --queries-examples 20``, 2 min 16 s in all), examples/s
+with tokenization: span: addcommon 3,912, addsent 1,947, addsentmod 1,947, addonesent 1,527,
+char_noise 2,396, word_noise 1,477, word_noise+vectors 601 (tokenize only 4,879; nlpaug charswap
+1,142, synonym 892, wordembs 10.3); mc (RACE-M, 4 options): magnet 945, diagnosis 776, extra_option
+688, charswap 634, distractor_extraction 566, distractor_generation 510, word_replace 160,
+addsent 131, word_replace+vectors 88 (tokenize only 824; nlpaug charswap 312, synonym 157, wordembs
+4.7). Below the 200/s target: mc addsent, word_replace and word_replace+vectors (first-time WordNet
+and neighbour lookups of each new word dominate: the caches are per process and the 200 RACE
+passages bring many new words; mc word_replace is only 1.02x nlpaug's SynonymAug). Every other
+pair is faster than nlpaug (charswap 2.03x / 2.10x, span word_noise 1.66x, +vectors 18.8x /
+58x). Runner, span addsent with the model on 20 questions (147 queries): 18.1 queries/s one at a
+time, 18.2 batched (1.01x): below the 50/s target; on this CPU MiniLM's forward pass is
+compute-bound, so batching gains nothing (the evaluation above, two threads, ran 21-39 queries/s).
 """
 
 from __future__ import annotations
