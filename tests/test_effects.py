@@ -7,7 +7,7 @@ the direction of the effect on the attacked test set, with a margin:
   on the AddSent test set. An earlier synthetic set gave clean 0.855 -> targeted 0.975 on AddSent;
   on today's default set (three decoys, no rival) the effect does not appear: run on 2026-11-25,
   the clean model scores 0.950 on AddSent (the attack barely hurts it) and the targeted one
-  0.945, so the test is marked ``xfail`` (not strict) with those numbers until a harder recipe
+  0.945, so the test is marked ``xfail`` (strict: it fails once the effect appears) with those numbers until a harder recipe
   (rival facts, ``data.generator.num_facts=2``, or real data) shows the effect.
 - span QA (seed 001, Jia & Liang section 4.6): training on AddSent raises F1 on AddSent. Not
   reproduced on synthetic data either (2026-11-25): the clean model is not hurt by AddSent (800
@@ -15,7 +15,7 @@ the direction of the effect on the attacked test set, with a margin:
   because the rule-based sentences on the synthetic questions do not follow the passage's fact
   templates ("Jeff recordeds in Chicago" for "Where does David live?"), and a model that reads the
   templates ignores them. On real SQuAD the attack hurts (docs/results.md); the targeted-training
-  row there is the evidence, so this test is ``xfail`` (not strict) with those numbers.
+  row there is the evidence, so this test is ``xfail`` (strict) with those numbers.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def _pair(recipe, tmp_path):
 
 @pytest.mark.xfail(
     reason="not reproduced on the default synthetic set (2026-11-25): AddSent acc clean 0.950, targeted 0.945",
-    strict=False,
+    strict=True,  # a pass means the recipe now shows the effect: remove the marker
 )
 def test_mc_addsent_training_helps_on_addsent(tmp_path):
     clean, targeted = _pair(MC, tmp_path)
@@ -68,7 +68,7 @@ def test_mc_addsent_training_helps_on_addsent(tmp_path):
 
 @pytest.mark.xfail(
     reason="not reproduced on synthetic span data (2026-11-25): AddSent does not hurt the clean model (F1 53.3 -> 53.8)",
-    strict=False,
+    strict=True,  # a pass means the recipe now shows the effect: remove the marker
 )
 def test_span_addsent_training_helps_on_addsent(tmp_path):
     clean, targeted = _pair(SPAN, tmp_path)
