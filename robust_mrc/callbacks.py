@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytorch_lightning as pl
 
+from robust_mrc.progress import clock
+
 log = logging.getLogger(__name__)
 
 
@@ -73,11 +75,6 @@ class TrainItemLog(pl.Callback):
             f.writelines(json.dumps(row) + "\n" for row in self.rows)
 
 
-def _clock(seconds: float) -> str:
-    seconds = max(0, int(round(seconds)))
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
-
-
 def _items(batch) -> int:
     """Examples in a batch (the collators' ``ids``; else the first dimension of its first tensor)."""
     if isinstance(batch, dict):
@@ -122,7 +119,7 @@ class LogProgress(pl.Callback):
         elapsed = max(time.monotonic() - started, 1e-9)
         rate = self._items[stage] * trainer.world_size / elapsed
         per_unit = elapsed / max(done - first, 1)
-        eta = _clock(per_unit * (total - done)) if total is not None and total != float("inf") else "?"
+        eta = clock(per_unit * (total - done)) if total is not None and total != float("inf") else "?"
         return f"items/s {rate:.1f} ETA {eta}"
 
     def on_train_start(self, trainer, pl_module) -> None:

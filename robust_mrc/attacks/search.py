@@ -15,7 +15,6 @@ every attack.
 
 from __future__ import annotations
 
-import datetime
 import sys
 import time
 from collections.abc import Generator, Sequence
@@ -24,6 +23,7 @@ from typing import Any, Protocol
 
 from robust_mrc.attacks.apply import AttackedSet
 from robust_mrc.attacks.base import Attack, example_rng
+from robust_mrc.progress import clock
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def _advance(gens: dict, pending: dict, out: list, i: int, answer) -> None:
 def _progress_line(name: str, done: int, total: int, stats: SearchStats, elapsed: float) -> str:
     """``[search addany] examples 64/200 queries 5210 queries/s 14.2 ETA 0:12:40`` (queries/s over
     the scorer's time; the ETA at the wall-clock pace so far)."""
-    eta = datetime.timedelta(seconds=round(elapsed / done * (total - done))) if done else "?"
+    eta = clock(elapsed / done * (total - done)) if done else "?"
     return f"[search {name}] examples {done}/{total} queries {stats.queries} queries/s {stats.queries_per_second:.1f} ETA {eta}"
 
 
