@@ -116,11 +116,11 @@ def set_entry(
         entry.update({"orig_em": paired_clean["em"], "orig_f1": paired_clean["f1"], "adv_em": entry["em"], "adv_f1": entry["f1"]})
     entry["drop"] = relative_drop(clean_value, attacked_value)
     entry["abs_drop"] = clean_value - attacked_value
-    if not adversarial:  # one attacked question per clean one: a paired interval of the drop
+    if scores and not adversarial:  # one attacked question per clean one: a paired interval of the drop
+        attacked_scores = dict(zip(records, scores))
         clean_scores = question_scores({o: clean_records[o] for o, _ in pairs}, primary, metric)
-        attacked_scores = question_scores({i: records[i] for _, i in pairs}, primary, metric)
-        if clean_scores and attacked_scores:
-            diffs = [c - a for c, a in zip(clean_scores, attacked_scores)]
+        if clean_scores:
+            diffs = [c - attacked_scores[i] for c, (_, i) in zip(clean_scores, pairs)]
             entry["abs_drop_ci95"] = bootstrap_ci(diffs, seed=seed)
     # mc: the chosen option's index; span: answers compared under the task's scorer
     flip = different_prediction_ratio(
