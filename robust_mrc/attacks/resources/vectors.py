@@ -18,8 +18,9 @@ import os
 import zipfile
 from pathlib import Path
 
+from robust_mrc.attacks.resources import wordnet_records as records
 from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
-from robust_mrc.attacks.resources.wordnet import offensive_synset, offensive_word, wordnet
+from robust_mrc.attacks.resources.wordnet import offensive_word, wordnet
 
 
 class VectorNeighbours:
@@ -132,7 +133,10 @@ class VectorNeighbours:
 
 
 class WordNetNeighbours:
-    """Fallback nearest words from WordNet: synonyms of the first synsets, then co-hyponyms."""
+    """Fallback nearest words from WordNet: synonyms of the first synsets, then co-hyponyms.
+
+    Reads the synsets through :mod:`~robust_mrc.attacks.resources.wordnet_records` (the same
+    synsets, order and names as NLTK's objects, ~10x cheaper to build)."""
 
     kind = "wordnet"
 
@@ -144,7 +148,7 @@ class WordNetNeighbours:
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def __contains__(self, word: str) -> bool:
-        return bool(self.wn.synsets(word.lower()))
+        return bool(records.synsets(word))
 
     def neighbours(self, word: str, k: int = 10) -> tuple[str, ...]:
         w = word.lower()
@@ -159,18 +163,18 @@ class WordNetNeighbours:
                 return
             out.append(name)
 
-        synsets = [syn for syn in self.wn.synsets(w)[:4] if not offensive_synset(syn)]
+        synsets = [syn for syn in records.synsets(w)[:4] if not records.offensive(syn)]
         for syn in synsets:
-            for lemma in syn.lemmas():
-                add(lemma.name())
-        # sorted by name: NLTK does not promise an order for related synsets across processes
+            for lemma in syn.lemmas:
+                add(lemma)
+        # related synsets come sorted by name: WordNet does not order them
         for syn in synsets[:2]:
-            for hyper in sorted(syn.hypernyms(), key=lambda x: x.name())[:2]:
-                for sibling in sorted(hyper.hyponyms(), key=lambda x: x.name())[:15]:
-                    if offensive_synset(sibling):
+            for hyper in records.related(syn, "@", first=2):
+                for sibling in records.related(hyper, "~", first=15):
+                    if records.offensive(sibling):
                         continue
-                    for lemma in sibling.lemmas()[:2]:
-                        add(lemma.name())
+                    for lemma in sibling.lemmas[:2]:
+                        add(lemma)
         result = tuple(out[:k])
         self._cache[key] = result
         return result

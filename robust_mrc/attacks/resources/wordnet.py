@@ -172,37 +172,38 @@ def wn_pos_counts(word: str) -> tuple[tuple[str, int], ...]:
 @functools.lru_cache(maxsize=100_000)
 def antonyms(word: str, pos: str, first_synset_only: bool = False) -> tuple[str, ...]:
     """WordNet antonyms of ``word`` with POS ``pos`` (n/v/a/r), single words, in WordNet order."""
-    wn = wordnet()
+    from robust_mrc.attacks.resources import wordnet_records as records
+
     out: list[str] = []
-    synsets = wn.synsets(word, pos=pos)
+    synsets = records.synsets(word, pos)
     if pos == "a":
-        synsets = synsets + [s for s in wn.synsets(word, pos="s") if s not in synsets]
+        synsets = synsets + [s for s in records.synsets(word, "s") if s not in synsets]
     if first_synset_only:
         synsets = synsets[:1]
     for syn in synsets:
-        for lemma in syn.lemmas():
-            if lemma.name().lower() != word.lower():
+        for lemma in syn.lemmas:
+            if lemma.lower() != word.lower():
                 continue
-            for ant in lemma.antonyms():
-                name = ant.name()
+            for name in records.lemma_related(syn, lemma, "!"):
                 if "_" not in name and "-" not in name and name not in out:
                     out.append(name)
     return tuple(out)
 
 
-_OFFENSIVE_MARKS = ("offensive", "slur", "disparaging", "obscene", "vulgar", "derogatory")
+OFFENSIVE_MARKS = ("offensive", "slur", "disparaging", "obscene", "vulgar", "derogatory")
+OFFENSIVE_DOMAINS = ("ethnic_slur", "disparagement", "obscenity", "vulgarism")
 
 
 def offensive_synset(syn) -> bool:
     """A WordNet sense marked as a slur or an obscenity (never offered as a replacement word)."""
     definition = syn.definition().lower()
-    if any(m in definition for m in _OFFENSIVE_MARKS):
+    if any(m in definition for m in OFFENSIVE_MARKS):
         return True
     try:
         domains = syn.usage_domains()
     except Exception:  # pragma: no cover - older NLTK
         domains = []
-    return any(d.name().split(".")[0] in ("ethnic_slur", "disparagement", "obscenity", "vulgarism") for d in domains)
+    return any(d.name().split(".")[0] in OFFENSIVE_DOMAINS for d in domains)
 
 
 @functools.lru_cache(maxsize=200_000)
