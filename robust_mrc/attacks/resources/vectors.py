@@ -148,7 +148,7 @@ class WordNetNeighbours:
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def __contains__(self, word: str) -> bool:
-        return bool(records.synsets(word))
+        return bool(records.synsets(word, first=1))
 
     def neighbours(self, word: str, k: int = 10) -> tuple[str, ...]:
         w = word.lower()
@@ -163,7 +163,7 @@ class WordNetNeighbours:
                 return
             out.append(name)
 
-        synsets = [syn for syn in records.synsets(w)[:4] if not records.offensive(syn)]
+        synsets = [syn for syn in records.synsets(w, first=4) if not records.offensive(syn)]
         for syn in synsets:
             for lemma in syn.lemmas:
                 add(lemma)

@@ -75,12 +75,14 @@ def synset(pos: str, offset: int) -> Synset:
     return Synset(fields[2], offset, lemmas, tuple((k, tuple(v)) for k, v in pointers.items()), definition, tuple(lexical))
 
 
-def synsets(word: str, pos: str | None = None) -> list[Synset]:
-    """The synsets of ``word`` in the order of NLTK's ``wordnet().synsets(word, pos)``."""
+def synsets(word: str, pos: str | None = None, first: int | None = None) -> list[Synset]:
+    """The synsets of ``word`` in the order of NLTK's ``wordnet().synsets(word, pos)``; only the
+    ``first`` ones (parsing a synset costs more than finding it)."""
     wn = wordnet()
     word = word.lower()
     index = wn._lemma_pos_offset_map
-    return [synset(p, offset) for p in (pos or _POS_ORDER) for form in wn._morphy(word, p) for offset in index[form].get(p, [])]
+    found = [(p, offset) for p in (pos or _POS_ORDER) for form in wn._morphy(word, p) for offset in index[form].get(p, [])]
+    return [synset(p, offset) for p, offset in found[:first]]
 
 
 def related(syn: Synset, symbol: str, first: int | None = None) -> list[Synset]:
