@@ -13,7 +13,8 @@ own format (or ``format=``), with examples the attack cannot change kept as they
 need a pool of options (magnet, extra_option, distractor_generation) get the input data itself
 when no ``pool=`` is given (never the same passage). With ``ckpt=`` an attack that can use a model
 (span ``addsent``/``addonesent``/``addsentmod``: the worst candidate; ``addany``, ``addcommon``: local
-search) runs its search against that checkpoint (``batch_size=`` examples per forward pass) and the
+search) runs its search against that checkpoint (``batch_size=`` examples per forward pass,
+``precision=bf16`` for bfloat16 autocast: faster on CPUs with AVX512-BF16) and the
 statistics add the model queries and queries per second.
 """
 
@@ -31,7 +32,22 @@ from robust_mrc.attacks import list_attacks
 from robust_mrc.attacks.apply import AttackSpecError, attack_example, build_attack
 from robust_mrc.data.examples import MCExample
 
-_OWN_KEYS = {"attack", "data", "out", "seed", "epoch", "limit", "format", "stats", "keep_failed", "task", "strict", "ckpt", "batch_size"}
+_OWN_KEYS = {
+    "attack",
+    "data",
+    "out",
+    "seed",
+    "epoch",
+    "limit",
+    "format",
+    "stats",
+    "keep_failed",
+    "task",
+    "strict",
+    "ckpt",
+    "batch_size",
+    "precision",
+}
 
 
 def _parse(args: list[str]) -> dict:
@@ -107,7 +123,13 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int)
     if not searches(attack):
         raise SystemExit(f"attack {attack.name!r} has no model-in-the-loop search: drop ckpt=")
     module = load_checkpoint(cfg["ckpt"], expected_task=task)
-    scorer = ModelScorer(module, load_tokenizer(module.model_cfg), checkpoint_key(cfg["ckpt"]), int(cfg.get("batch_size", 32)))
+    scorer = ModelScorer(
+        module,
+        load_tokenizer(module.model_cfg),
+        checkpoint_key(cfg["ckpt"]),
+        int(cfg.get("batch_size", 32)),
+        str(cfg.get("precision", "32")),
+    )
     result, stats = run_search(attack, examples, scorer, seed, epoch)
     changed = [a is not e for a, e in zip(result.examples, examples)]
     info = {
@@ -190,7 +212,7 @@ One line per registered attack: task, name, paper, description. `task=` keeps on
 
 APPLY_HELP = """python -m robust_mrc.attacks apply attack=NAME data=PATH out=PATH [task=mc|span] [seed=0] [epoch=0]
     [limit=N] [format=race_jsonl|race_original|dream|squad] [stats=PATH] [keep_failed=true]
-    [strict=true] [ckpt=RUN/checkpoints/best.ckpt] [batch_size=32] [PARAM=VALUE ...]
+    [strict=true] [ckpt=RUN/checkpoints/best.ckpt] [batch_size=32] [precision=32|bf16] [PARAM=VALUE ...]
 
 Writes an attacked copy of DATA to OUT (the input's format, or format=) and OUT.stats.json.
 PARAM=VALUE sets a declared parameter of the attack (values read as YAML);

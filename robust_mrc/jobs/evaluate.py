@@ -176,7 +176,7 @@ def make_predictor(cfg: DictConfig, module, path: str, cache: DiskCache, out: Pa
         return prediction_loader(task_cfg, examples, collator, int(cfg.eval_batch_size), int(cfg.num_workers))
 
     def scorer(batch_size: int) -> ModelScorer:
-        return ModelScorer(module, tokenizer, predictor.key, batch_size)
+        return ModelScorer(module, tokenizer, predictor.key, batch_size, precision=str(cfg.search_precision))
 
     predictor = Predictor(module, path, lambda: build_trainer(cfg, out), loader_for, cache, scorer)
     return predictor

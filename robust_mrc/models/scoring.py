@@ -7,10 +7,17 @@ AddAny minimises the expected F1 of; with no-answer on, ``""`` joins them with t
 threshold``. Multiple choice: the option probabilities. The examples are
 collated as for evaluation, ``batch_size`` examples per batch (a span module runs its windows through
 the backbone in chunks of its ``window_batch``), in ``torch.inference_mode``.
+
+``precision="bf16"`` runs the forward passes under ``torch.autocast`` in bfloat16: on a CPU with
+AVX512-BF16 (this project's 2-core machine) ~1.8x the queries per second of float32
+(``benchmarks/attack_throughput.py``), at the cost of scores rounded to bfloat16; the search then
+chooses against that approximation, and the chosen set is evaluated in float32 as always. The
+scorer's ``key`` (the cache key of searched sets) names the precision.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 
@@ -33,11 +40,18 @@ def softmax_nbest(nbest: Sequence[Sequence]) -> tuple[tuple[str, float], ...]:
 class ModelScorer:
     """Predictions of ``module`` (a span or multiple-choice module in eval mode).
 
-    ``key`` identifies the model for caches (e.g. the checkpoint's fingerprint)."""
+    ``key`` identifies the model for caches (e.g. the checkpoint's fingerprint); ``precision``
+    "32" (default) or "bf16" (autocast, see the module doc)."""
 
-    def __init__(self, module, tokenizer, key: str, batch_size: int = 32):
+    PRECISIONS = ("32", "bf16")
+
+    def __init__(self, module, tokenizer, key: str, batch_size: int = 32, precision: str | int = "32"):
+        precision = str(precision)
+        if precision not in self.PRECISIONS:
+            raise ValueError(f"precision={precision!r}: expected one of {', '.join(self.PRECISIONS)} (the search's forward passes)")
         self.module = module.eval()
-        self.key = key
+        self.precision = precision
+        self.key = key if precision == "32" else f"{key}|{precision}"
         self.batch_size = int(batch_size)
         self.collator = make_collator(module.task_cfg, tokenizer)
         if module.task == "span":
@@ -45,7 +59,7 @@ class ModelScorer:
 
     def predict(self, examples: Sequence) -> list[Prediction]:
         out: list[Prediction] = []
-        with torch.inference_mode():
+        with torch.inference_mode(), self._autocast():
             for start in range(0, len(examples), self.batch_size):
                 # candidates of one example share its id: score them under positional ids
                 chunk = [ex.replace(id=f"#{j}") for j, ex in enumerate(examples[start : start + self.batch_size])]
@@ -53,6 +67,11 @@ class ModelScorer:
                 records = self.module.predict_records(batch)
                 out.extend(self._prediction(records[ex.id]) for ex in chunk)
         return out
+
+    def _autocast(self):
+        if self.precision == "bf16":
+            return torch.autocast(self.module.device.type, dtype=torch.bfloat16)
+        return contextlib.nullcontext()
 
     def _prediction(self, record: dict) -> Prediction:
         if "probs" in record:

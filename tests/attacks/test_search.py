@@ -149,3 +149,25 @@ def test_batched_search_equals_one_at_a_time_with_a_real_model(tmp_path):
     assert one.examples == many.examples and s1.queries == s2.queries
     assert s2.rounds < s1.rounds  # the batched run asked the model fewer times
     assert all(a.context != e.context for a, e in zip(many.examples, examples))
+
+
+def test_bf16_scorer_is_close_to_float32_and_keys_its_cache_apart():
+    from robust_mrc.data.synthetic import synthetic_splits
+    from robust_mrc.models.backbone import load_tokenizer
+    from robust_mrc.models.mc import MultipleChoiceModule
+    from robust_mrc.models.scoring import ModelScorer
+    from tests.helpers import make_cfg
+
+    cfg = make_cfg("task=mc", "model=tiny")
+    module = MultipleChoiceModule(dict(cfg.model), dict(cfg.task)).eval()
+    tokenizer = load_tokenizer(cfg.model)
+    examples = synthetic_splits("mc", 4, 2, 8, 0)["test"]
+    full = ModelScorer(module, tokenizer, "k").predict(examples)
+    half_scorer = ModelScorer(module, tokenizer, "k", precision="bf16")
+    half = half_scorer.predict(examples)
+    assert half_scorer.key != "k"  # a search in bf16 is cached apart from float32's
+    assert len(half) == len(full) == len(examples)
+    for a, b in zip(full, half):
+        assert len(a.probs) == len(b.probs) and max(abs(x - y) for x, y in zip(a.probs, b.probs)) < 0.02
+    with pytest.raises(ValueError, match="precision='16'"):
+        ModelScorer(module, tokenizer, "k", precision="16")
