@@ -97,11 +97,13 @@ def test_generation_returns_every_beam_best_first(dg_run):
     assert module.generate_beams(batch, 6, max_new_tokens=5, num_return=1) == [[b[0]] for b in beams]
 
 
-def test_bank_round_trips_and_replaces_wrong_options_keeping_the_label(dg_run, tmp_path):
+def test_bank_round_trips_and_replaces_wrong_options_keeping_the_label(dg_run, tmp_path, capsys):
     bank = tmp_path / "bank.jsonl"
     cfg = make_cfg(*DATA, f"ckpt={dg_run[0]['ckpt_path']}", f"out={bank}", "beams=8", "splits=[test]", config_name="bank_dg")
     stats = build_bank(cfg)
     examples = load_splits(cfg.data, "mc")["test"]
+    # stdout is not a terminal here: the beam search says how far it is in plain lines
+    assert f"[beam search] questions {len(examples)}/{len(examples)} questions/s" in capsys.readouterr().out
     loaded = load_bank(str(bank))
     assert list(loaded) == [ex.id for ex in examples] and stats["questions"] == len(examples)
     saved = json.loads((tmp_path / "bank.jsonl.stats.json").read_text())

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -36,6 +37,7 @@ from robust_mrc.banks.stats import bank_stats
 from robust_mrc.config_checks import SPLITS, ConfigError, check_config
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.writers import atomic_write_text, output_path_problem
+from robust_mrc.progress import clock
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +112,10 @@ def generate_bank(
     chosen: dict[int, list[str]] = {}
     distinct: dict[int, int] = {}
     module.eval()
+    lines = not sys.stdout.isatty()  # logs (SLURM, CI, > log): a plain line every 10 batches instead of the bar
+    began = time.perf_counter()
     with tqdm(total=len(examples), unit="question", desc="beam search", disable=None) as bar:
-        for start in range(0, len(order), batch_size):
+        for step, start in enumerate(range(0, len(order), batch_size), 1):
             idx = order[start : start + batch_size]
             batch = collate([examples[i] for i in idx])
             outs = module.generate_beams(batch, beams, max_new_tokens=max_new_tokens, no_repeat_ngram_size=no_repeat_ngram_size)
@@ -119,6 +123,14 @@ def generate_bank(
                 chosen[i] = select_for(examples[i], out, n, max_similarity, exclude_options)
                 distinct[i] = len({normalize(b) for b in out if normalize(b)})
             bar.update(len(idx))
+            done = start + len(idx)
+            if lines and (step % 10 == 0 or done == len(order)):
+                elapsed = time.perf_counter() - began
+                print(
+                    f"[beam search] questions {done}/{len(order)} questions/s {done / elapsed:.2f} "
+                    f"ETA {clock(elapsed / done * (len(order) - done))} (longest passages first)",
+                    flush=True,
+                )
     records = [{"id": ex.id, "distractors": chosen[i]} for i, ex in enumerate(examples)]
     return records, [distinct[i] for i in range(len(examples))]
 
