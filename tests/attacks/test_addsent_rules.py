@@ -51,9 +51,11 @@ CASES = [
     ),
     (S.who_did, "Who did Tesla work for in the US?", "Jeff Dean", "Tesla worked for Jeff Dean in the US"),
     (S.who_did, "Who did Tesla admire most?", "Jeff Dean", "Tesla admired Jeff Dean most"),
-    # sic: a preposition after the verb is taken for the verb's ("work for"), not an adjunct's;
-    # and "beat" is missing from the irregular past tenses
-    (S.who_did, "Who did Denver beat in the AFC championship?", "Jeff Dean", "Denver beated in Jeff Dean the AFC championship"),
+    # a preposition after the verb is the verb's only when stranded ("work for?"), not an adjunct's
+    (S.who_did, "Who did Denver beat in the AFC championship?", "Jeff Dean", "Denver beat Jeff Dean in the AFC championship"),
+    (S.who_did, "Who did Tesla work for in 1890?", "Jeff Dean", "Tesla worked for Jeff Dean in 1890"),
+    (S.what_did, "What does Omar work as?", "the stone", "Omar works as the stone"),
+    (S.what_did, "What did the company sell shares of?", "the stone", "the company sold the stone shares of"),  # sic: object NP
     (S.wh_subject, "Who founded the company?", "Jeff Dean", "Jeff Dean founded the company"),
     (S.wh_subject, "What happened to Tesla in 1906?", "the stone", "the stone happened to Tesla in 1906"),
     (S.what_is, "What is the capital of France?", "Chicago", "the capital of France is Chicago"),

@@ -24,7 +24,15 @@ import re
 
 from robust_mrc.attacks.resources.cache import ResourceMissing
 from robust_mrc.attacks.resources.wordnet import wn_pos_counts
-from robust_mrc.attacks.resources.words import AUXILIARIES, DETERMINERS, NUMBER_WORDS, STOPWORDS
+from robust_mrc.attacks.resources.words import (
+    AUXILIARIES,
+    DETERMINERS,
+    DO_FORMS,
+    NOUN_PHRASE_WORDS,
+    NUMBER_WORDS,
+    STOPWORDS,
+    WH_WORDS,
+)
 
 NOUN, PROPN, VERB, ADJ, ADV, NUM, AUX, FUNC, PUNCT, OTHER = (
     "NOUN",
@@ -124,5 +132,64 @@ def heuristic_tag(tokens: list[str]) -> list[str]:
             tag = VERB
         elif tag == VERB and prev in DETERMINERS and any(p == "n" for p, _ in wn_pos_counts(lower)):
             tag = NOUN
+        elif tag == ADJ and (prev in DETERMINERS or prev in WH_WORDS) and _next(tokens, i) == "of":
+            if any(p == "n" for p, _ in wn_pos_counts(lower)):
+                tag = NOUN  # "what kind of", "the kind of" (but "very proud of")
         tags.append(tag)
+    _do_support_verbs(tokens, tags)
     return tags
+
+
+def _next(tokens: list[str], i: int) -> str:
+    return tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+
+
+def _do_support_verbs(tokens: list[str], tags: list[str]) -> None:
+    """After "do/does/did" + subject, the main verb: "does David *live*", "did the war *end*",
+    "did Beyonce *release* in 2003" (the commonest WordNet POS says ADJ / NOUN for these). The
+    stretch after the do-form runs over noun-phrase words and content words up to the first other
+    function word, punctuation or auxiliary. A subject of names right after the do-form ends at the
+    last name ("did Tesla *study* engineering"); another subject runs to the last word of the stretch ("does the grey bowl
+    *hold*"), unless that word is a plural noun and an earlier one can be a verb ("did the company
+    *sell* shares"). The word is tagged VERB when WordNet knows it as a verb."""
+    for i, tok in enumerate(tokens):
+        if tags[i] != AUX or tok.lower() not in DO_FORMS:
+            continue
+        content: list[int] = []
+        for j in range(i + 1, len(tokens)):
+            if tags[j] in (NOUN, PROPN, ADJ, VERB, NUM):
+                content.append(j)
+            elif not (tags[j] == FUNC and tokens[j].lower() in NOUN_PHRASE_WORDS and not content):
+                break
+        if len(content) < 2 or any(tags[j] == VERB for j in content):
+            continue
+        if tags[content[0]] == PROPN and content[0] == i + 1:  # "did Tesla ...", not "did the NFL commissioner ..."
+            names = 1
+            while names < len(content) and tags[content[names]] == PROPN:
+                names += 1
+            verb = content[names] if names < len(content) else None
+        else:
+            verb = content[-1]
+            if _plural_noun(tokens[verb]):
+                earlier = [j for j in content[1:-1] if _can_be_verb(tokens[j])]
+                verb = earlier[-1] if earlier else verb
+        if verb is not None and tags[verb] in (NOUN, ADJ) and tokens[verb].islower() and _can_be_verb(tokens[verb]):
+            tags[verb] = VERB
+
+
+def _can_be_verb(word: str) -> bool:
+    return any(p == "v" for p, _ in wn_pos_counts(word.lower()))
+
+
+def _plural_noun(word: str) -> bool:
+    """ "shares", "boxes": ends in s and WordNet's noun morphology takes it to another lemma."""
+    from robust_mrc.attacks.resources.wordnet import wordnet
+
+    low = word.lower()
+    if not low.endswith("s") or len(low) < 4:
+        return False
+    try:
+        base = wordnet().morphy(low, "n")
+    except Exception:  # ResourceMissing: no WordNet, no plural test
+        return False
+    return bool(base) and base != low

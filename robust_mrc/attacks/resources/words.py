@@ -96,7 +96,10 @@ IRREGULAR_PAST = dict(
     "fight:fought feel:felt keep:kept stand:stood understand:understood wear:wore break:broke catch:caught "
     "drive:drove fly:flew forget:forgot hear:heard ride:rode sing:sang steal:stole swim:swam throw:threw "
     "set:set put:put cut:cut let:let read:read hit:hit cost:cost seek:sought sit:sat sleep:slept "
-    "strike:struck mean:meant be:was".split()
+    "strike:struck mean:meant be:was beat:beat bear:bore bite:bit blow:blew dig:dug feed:fed forgive:forgave "
+    "freeze:froze hang:hung hide:hid lay:laid lend:lent light:lit shake:shook shine:shone shoot:shot shut:shut "
+    "sink:sank spread:spread spring:sprang stick:stuck sting:stung swear:swore sweep:swept swing:swung "
+    "tear:tore wake:woke weep:wept wind:wound withdraw:withdrew".split()
 )
 
 

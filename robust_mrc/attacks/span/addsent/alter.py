@@ -108,6 +108,8 @@ def alter_question(question: str, variant: int = 0, vectors=None, tagger=None) -
     for i, (tok, tag) in enumerate(zip(toks, tags)):
         low = tok.lower()
         new = None
+        if i and toks[i - 1].lower() == "how" and tag in (R.ADJ, R.ADV):
+            continue  # part of the wh-phrase ("how many", "how old"): the rules need it as it is
         if low in SWAPS:
             new = _swap(tok)
         elif tag in (R.PUNCT, R.FUNC, R.AUX) or low in R.STOPWORDS:

@@ -9,6 +9,7 @@ from robust_mrc.attacks import resources as R
 
 # tags that a noun phrase is made of (besides R.NOUN_PHRASE_WORDS and "of NP")
 _NP_TAGS = (R.NOUN, R.PROPN, R.ADJ, R.NUM)
+_MAIN_VERB_AUX = frozenset(("have", "do"))  # auxiliaries that are the main verb after do-support
 
 
 def past_tense(verb: str) -> str:
@@ -56,10 +57,12 @@ def np_end(toks: list[str], tags: list[str], i: int) -> int:
 
 
 def find_verb(toks: list[str], tags: list[str], start: int) -> int | None:
-    """Index of the first verb from ``start`` on (or a later noun WordNet also knows as a verb)."""
+    """Index of the main verb from ``start`` on: the first word tagged VERB (or "have"/"do" used as
+    a main verb: "does X have"), else the first later noun that WordNet also knows as a verb."""
     for j in range(start, len(toks)):
-        if tags[j] == R.VERB:
+        if tags[j] == R.VERB or (j > start and toks[j].lower() in _MAIN_VERB_AUX):
             return j
-        if tags[j] == R.NOUN and j > start and any(p == "v" for p, _ in R.wn_pos_counts(toks[j].lower())):
+    for j in range(start + 1, len(toks)):
+        if tags[j] == R.NOUN and any(p == "v" for p, _ in R.wn_pos_counts(toks[j].lower())):
             return j  # a noun that WordNet also knows as a verb
     return None

@@ -145,10 +145,18 @@ def who_did(q: Question, a: str) -> str | None:
     v = find_verb(q.toks, q.tags, 2)
     if v is None:
         return None
-    verb = inflect(q.low[1], q.toks[v])
-    if v + 1 < len(q.toks) and q.low[v + 1] in R.PREPOSITIONS:
-        return f"{q.words(2, v)} {verb} {q.toks[v + 1]} {a} {q.words(v + 2)}"
-    return f"{q.words(2, v)} {verb} {a} {q.words(v + 1)}"
+    return f"{q.words(2, v)} {_verb_then_answer(q, q.low[1], v, a)}"
+
+
+def _verb_then_answer(q: Question, aux: str, v: int, a: str) -> str:
+    """The inflected verb ``v`` with the answer as its object, or after a stranded preposition that
+    follows it ("work for?" / "work for in 1890?" -> "worked for A ..."; not "invent in 1887?"),
+    then the rest of the question."""
+    verb = inflect(aux, q.toks[v])
+    stranded = v + 1 < len(q.toks) and q.low[v + 1] in R.PREPOSITIONS
+    if stranded and (v + 2 == len(q.toks) or q.low[v + 2] in R.PREPOSITIONS):
+        return f"{verb} {q.toks[v + 1]} {a} {q.words(v + 2)}".rstrip()
+    return f"{verb} {a} {q.words(v + 1)}".rstrip()
 
 
 def wh_subject(q: Question, a: str) -> str | None:
@@ -171,11 +179,11 @@ def what_is(q: Question, a: str) -> str | None:
 
 
 def what_did(q: Question, a: str) -> str | None:
-    """Shape "What did X V ...?" -> "X V-ed A ..."."""
+    """Shape "What did X V ...?" -> "X V-ed A ..."; "What does X work as?" -> "X works as A"."""
     if not (len(q.low) > 1 and q.low[1] in R.DO_FORMS):
         return None
     v = find_verb(q.toks, q.tags, 2)
-    return None if v is None else f"{q.words(2, v)} {inflect(q.low[1], q.toks[v])} {a} {q.words(v + 1)}"
+    return None if v is None else f"{q.words(2, v)} {_verb_then_answer(q, q.low[1], v, a)}"
 
 
 def _what_np_end(q: Question) -> int | None:
@@ -184,12 +192,12 @@ def _what_np_end(q: Question) -> int | None:
 
 
 def what_np_did(q: Question, a: str) -> str | None:
-    """Shape "What NP did X V ...?" -> "X V-ed A ..."."""
+    """Shape "What NP did X V ...?" -> "X V-ed A ..."; "... V for?" -> "X V-ed for A"."""
     j = _what_np_end(q)
     if j is None or j >= len(q.toks) or q.low[j] not in R.DO_FORMS:
         return None
     v = find_verb(q.toks, q.tags, j + 1)
-    return None if v is None else f"{q.words(j + 1, v)} {inflect(q.low[j], q.toks[v])} {a} {q.words(v + 1)}"
+    return None if v is None else f"{q.words(j + 1, v)} {_verb_then_answer(q, q.low[j], v, a)}"
 
 
 def what_np_is_prep(q: Question, a: str) -> str | None:
@@ -215,6 +223,7 @@ def wh_in_situ(q: Question, a: str) -> str | None:
     for i, t in enumerate(q.low):
         if t in R.WH_WORDS:
             j = np_end(q.toks, q.tags, i + 1) if t in ("what", "which") else i + 1
+            j += t == "how" and j < len(q.low) and q.low[j] in ("many", "much")  # "how many" as a whole
             return f"{q.words(0, i)} {a} {q.words(j)}"
     return None
 
