@@ -148,9 +148,10 @@ def _do_support_verbs(tokens: list[str], tags: list[str]) -> None:
     """After "do/does/did" + subject, the main verb: "does David *live*", "did the war *end*",
     "did Beyonce *release* in 2003" (the commonest WordNet POS says ADJ / NOUN for these). The
     stretch after the do-form runs over noun-phrase words and content words up to the first other
-    function word, punctuation or auxiliary. A subject of names right after the do-form ends at the
-    last name ("did Tesla *study* engineering"); another subject runs to the last word of the stretch ("does the grey bowl
-    *hold*"), unless that word is a plural noun and an earlier one can be a verb ("did the company
+    function word, punctuation or auxiliary. After a subject that starts with names right after the
+    do-form, the verb is the first word that can be one ("did Tesla *study* engineering", "did
+    Verizon customers *need* to use"); after another subject, the last word of the stretch ("does
+    the grey bowl *hold*"), unless that word is a plural noun and an earlier one can be a verb ("did the company
     *sell* shares"). The word is tagged VERB when WordNet knows it as a verb."""
     for i, tok in enumerate(tokens):
         if tags[i] != AUX or tok.lower() not in DO_FORMS:
@@ -164,10 +165,10 @@ def _do_support_verbs(tokens: list[str], tags: list[str]) -> None:
         if len(content) < 2 or any(tags[j] == VERB for j in content):
             continue
         if tags[content[0]] == PROPN and content[0] == i + 1:  # "did Tesla ...", not "did the NFL commissioner ..."
-            names = 1
-            while names < len(content) and tags[content[names]] == PROPN:
-                names += 1
-            verb = content[names] if names < len(content) else None
+            after = content[1:]
+            while after and tags[after[0]] == PROPN:
+                after.pop(0)
+            verb = next((j for j in after if _can_be_verb(tokens[j])), None)  # "did Verizon customers *need*"
         else:
             verb = content[-1]
             if _plural_noun(tokens[verb]):
