@@ -14,7 +14,7 @@ from robust_mrc.attacks.pools import load_bank, write_bank
 from robust_mrc.attacks.search import Prediction
 from robust_mrc.banks.de import extract_bank, main, span_text
 from robust_mrc.banks.span_data import insert_answer, insertion_points, query_example, write_span_data
-from robust_mrc.banks.stats import bank_stats
+from robust_mrc.banks.stats import bank_stats, collapse_warning
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.readers import load_examples
 from robust_mrc.data.synthetic import synthetic_splits
@@ -214,6 +214,19 @@ def test_bank_stats_by_hand():
     assert s["mean_words"] == {"bank": 2.25, "original": round((2 + 1 + 2 + 1 + 1 + 1) / 6, 4), "answer": round(5 / 3, 4)}
     again = bank_stats({"b-0": ["three", "sky blue"]}, examples)
     assert again["same_as_original"] == 0.5 and again["covered"] == 1
+    # 4 distinct of 4 bank distractors; originals: x y, z, one two, three, q, r: 6 of 6
+    assert s["distinct"] == {"bank": 1.0, "original": 1.0} and s["most_common"]["share_of_questions"] == 0.5
+    assert collapse_warning(s) is None
+
+
+def test_a_bank_that_repeats_itself_is_flagged():
+    examples = [mc(f"q{i}-0", options=(f"answer {i}", f"wrong {i}", f"other {i}"), label=0) for i in range(20)]
+    diverse = {ex.id: [f"new {i}", f"newer {i}"] for i, ex in enumerate(examples)}
+    same = {ex.id: ["The man's friend.", "He doesn't like the man."] for ex in examples}
+    assert collapse_warning(bank_stats(diverse, examples)) is None
+    stats = bank_stats(same, examples)
+    assert stats["distinct"]["bank"] == 0.05 and stats["most_common"]["share_of_questions"] == 1.0
+    assert "repeat themselves" in collapse_warning(stats, "dg")
 
 
 # --- the command ------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from robust_mrc.attacks.mc.distractors import filter_spans
 from robust_mrc.banks import BankError
 from robust_mrc.banks.cli import compose, parse_splits, split_arguments
 from robust_mrc.banks.span_data import query_example, write_span_data
-from robust_mrc.banks.stats import bank_stats, format_stats
+from robust_mrc.banks.stats import bank_stats, collapse_warning, format_stats
 from robust_mrc.data.examples import MCExample
 
 log = logging.getLogger(__name__)
@@ -217,6 +217,8 @@ def build_de_bank(argv: Sequence[str]) -> dict:
     atomic_write_json(stats_path, stats)
     for s in names:
         print(format_stats(stats["splits"][s], s))
+    if warning := collapse_warning(stats["all"]):
+        log.warning(warning)
     print(f"bank {out} ({len(bank)} questions), statistics {stats_path}")
     return stats
 

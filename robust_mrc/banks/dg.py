@@ -33,7 +33,7 @@ from omegaconf import DictConfig
 from robust_mrc.attacks.mc.diverse import select_diverse
 from robust_mrc.attacks.pools import write_bank
 from robust_mrc.attacks.text import WORD_RE, normalize
-from robust_mrc.banks.stats import bank_stats
+from robust_mrc.banks.stats import bank_stats, collapse_warning, format_stats
 from robust_mrc.config_checks import SPLITS, ConfigError, check_config
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.writers import atomic_write_text, output_path_problem
@@ -254,7 +254,9 @@ def build_bank(cfg: DictConfig) -> dict:
     }
     stats_path = Path(str(cfg.stats)) if cfg.stats else out.with_name(out.name + ".stats.json")
     atomic_write_text(stats_path, json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
-    log.info("bank %s: %d questions, %s", out, len(records), {k: v for k, v in stats.items() if k.startswith("share")})
+    log.info("bank %s: %d questions; %s", out, len(records), format_stats(stats))
+    if warning := collapse_warning(stats):
+        log.warning(warning)
     return stats
 
 

@@ -16,11 +16,16 @@ of the normalized texts' word sets (the DG selection measure).
 * ``answer_jaccard``: mean similarity of each distractor with the question's answer;
 * ``pairwise_jaccard``: per question with 2+ distractors the mean similarity over its pairs, then
   the mean over those questions;
-* ``mean_words``: mean number of words of a distractor (and of the answers).
+* ``mean_words``: mean number of words of a distractor (and of the answers);
+* ``distinct``: distinct distractors (normalized) per distractor over the whole bank; with
+  ``most_common``, the commonest one and the share of covered questions it goes into. A generator
+  that has not learnt to condition on the question writes the same few options everywhere
+  (distinct near 0): :func:`collapse_warning` says so.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
@@ -57,8 +62,10 @@ class _Measures:
         self.answer_sim: list[float] = []
         self.pairwise: list[float] = []
         self.words: list[float] = []
+        self.texts: Counter = Counter()  # normalized distractor -> questions it goes into
 
     def add(self, distractors: Sequence[str], answer: str) -> None:
+        self.texts.update({normalize(d) for d in distractors})
         self.answer_sim += [token_jaccard(d, answer) for d in distractors]
         self.words += [len(normalize(d).split()) for d in distractors]
         pairs = list(combinations(distractors, 2))
@@ -88,6 +95,7 @@ def bank_stats(bank: Mapping[str, Sequence[str]], examples: Sequence[MCExample])
         same += sum(normalize(d) in own for d in new)
         bank_m.add(new, ex.answer)
     n = len(examples)
+    top = bank_m.texts.most_common(1)
     return {
         "questions": n,
         "in_bank": in_bank,
@@ -98,8 +106,30 @@ def bank_stats(bank: Mapping[str, Sequence[str]], examples: Sequence[MCExample])
         "answer_jaccard": {"bank": _mean(bank_m.answer_sim), "original": _mean(orig_m.answer_sim)},
         "pairwise_jaccard": {"bank": _mean(bank_m.pairwise), "original": _mean(orig_m.pairwise)},
         "mean_words": {"bank": _mean(bank_m.words), "original": _mean(orig_m.words), "answer": _mean(answer_words)},
+        "distinct": {"bank": _distinct(bank_m), "original": _distinct(orig_m)},
+        "most_common": {"text": top[0][0], "share_of_questions": round(top[0][1] / covered, 4)} if top else None,
         "similarity": "token Jaccard of normalized word sets",
     }
+
+
+def _distinct(m: _Measures) -> float | None:
+    return round(len(m.texts) / len(m.words), 4) if m.words else None
+
+
+def collapse_warning(stats: Mapping, name: str = "bank") -> str | None:
+    """A warning when the bank repeats itself (20 covered questions or more): under 10 % distinct
+    distractors, or one distractor in more than a quarter of the questions (DREAM's own wrong
+    options: 93 % distinct)."""
+    distinct, top = (stats.get("distinct") or {}).get("bank"), stats.get("most_common")
+    if distinct is None or top is None:
+        return None
+    if stats["covered"] >= 20 and (distinct < 0.1 or top["share_of_questions"] > 0.25):
+        return (
+            f"{name}: the distractors repeat themselves ({distinct:.1%} distinct; {top['text']!r} in "
+            f"{top['share_of_questions']:.0%} of the questions): the model writing them does not condition on the "
+            "question (train it longer, or use a pretrained seq2seq model such as t5-base on a GPU)"
+        )
+    return None
 
 
 def format_stats(stats: Mapping, name: str = "bank") -> str:
@@ -111,5 +141,6 @@ def format_stats(stats: Mapping, name: str = "bank") -> str:
         f"{name}: {stats['covered']}/{stats['questions']} questions covered, "
         f"{stats['share_full']:.1%} with every wrong option new, {stats['new_per_question']} new per question; "
         f"Jaccard with the answer {aj['bank']} (original {aj['original']}), "
-        f"pairwise {pj['bank']} (original {pj['original']}); words {mw['bank']} (original {mw['original']})"
+        f"pairwise {pj['bank']} (original {pj['original']}); words {mw['bank']} (original {mw['original']}); "
+        f"distinct {stats['distinct']['bank']} (original {stats['distinct']['original']})"
     )
