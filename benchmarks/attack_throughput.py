@@ -310,7 +310,7 @@ def bench_queries(args, examples: list) -> None:
         result, stats = run_search(attack, examples, scorer, seed=0, lockstep=lockstep, progress=False)
         wall = time.perf_counter() - start
         rates[batch, precision] = stats.queries_per_second
-        chosen[precision] = [ex.passage for ex in result.examples]
+        chosen[precision] = [ex.context for ex in result.examples]
         same = sum(a == b for a, b in zip(chosen[precision], chosen["32"]))
         agree = "" if precision == "32" else f"; the float32 choice for {same}/{len(examples)} questions"
         print(f"  batch {batch:>2} {precision:>4}: {stats.queries} queries in {stats.seconds:.1f} s scoring ({wall:.1f} s wall): "

@@ -204,3 +204,22 @@ def test_environment_names_what_the_data_depends_on(monkeypatch):
     env = R.environment()
     assert env["tagger"] == "heuristic" and env["homoglyphs"].startswith("intentional.txt")
     assert set(env) == {"wordnet", "neighbours", "tagger", "homoglyphs"}
+
+
+def test_vector_neighbours_are_the_same_prefetched_or_not(tmp_path, monkeypatch):
+    """A prefetched word (one matrix product for a passage) gets the words it gets alone, for any k."""
+    import random
+
+    from robust_mrc.attacks.resources.vectors import VectorNeighbours
+
+    rnd = random.Random(0)
+    words = [f"w{i}" for i in range(60)]
+    path = tmp_path / "v.txt"
+    path.write_text("".join(f"{w} {' '.join(f'{rnd.uniform(-1, 1):.4f}' for _ in range(8))}\n" for w in words))
+    monkeypatch.setenv("ROBUST_MRC_CACHE", str(tmp_path / "cache"))
+    alone, batched = VectorNeighbours(path), VectorNeighbours(path)
+    batched.prefetch(words[:30])
+    for w in words[:40]:
+        for k in (1, 5, 25):
+            assert batched.neighbours(w, k) == alone.neighbours(w, k), (w, k)
+    assert len(alone.neighbours("w0", 5)) == 5 and alone.neighbours("nope", 5) == ()

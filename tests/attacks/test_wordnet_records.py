@@ -7,7 +7,7 @@ import pytest
 
 from robust_mrc.attacks.resources import wordnet_records as records
 from robust_mrc.attacks.resources.vectors import WordNetNeighbours
-from robust_mrc.attacks.resources.wordnet import antonyms, offensive_synset, wordnet
+from robust_mrc.attacks.resources.wordnet import antonyms, offensive_synset, offensive_word, wordnet
 
 # nouns with many hyponyms, verbs, adjectives with satellites, adverbs, words with syntactic
 # markers ("(a)", "(p)", "(ip)"), inflected forms (morphology), capitalised lemmas, unknown words
@@ -65,6 +65,11 @@ def test_synsets_names_and_fields_are_nltks(wordnet_ok):
             assert mine.definition == nltk_syn.definition()
             assert sorted(map(records.synset_name, records.related(mine, "~"))) == sorted(s.name() for s in nltk_syn.hyponyms())
             assert records.offensive(mine) == offensive_synset(nltk_syn)
+    flagged = 0
+    for word in (*WORDS, "bastard", "bitch"):  # two words with a sense WordNet marks as offensive
+        assert offensive_word(word) == any(offensive_synset(s) for s in wn.synsets(word)), word
+        flagged += offensive_word(word)
+    assert flagged >= 1
 
 
 def test_neighbours_and_antonyms_equal_the_lookup_through_nltk(wordnet_ok):

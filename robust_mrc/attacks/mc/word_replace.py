@@ -36,7 +36,7 @@ def replace_words(text: str, rng, nb, rate: float, k: int, protect=lambda s, e: 
         if len(chosen) >= target:
             break
         s, e, w = eligible[j]
-        cands = [c for c in nb.neighbours(w.lower(), 25)[: max(k, 1)] if c.isalpha() and c != w.lower()]
+        cands = [c for c in nb.neighbours(w.lower(), max(k, 1)) if c.isalpha() and c != w.lower()]
         if not cands:
             continue
         new = cands[0] if k <= 1 else rng.choice(cands[:k])

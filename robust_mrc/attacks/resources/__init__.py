@@ -173,6 +173,7 @@ def clear_caches() -> None:
         _wordnet.wn_pos_counts,
         _wordnet.offensive_word,
         _wordnet.antonyms,
+        _wordnet_records._reader,
         _wordnet_records._data,
         _wordnet_records.synset,
         _wordnet_records._first_lemma,

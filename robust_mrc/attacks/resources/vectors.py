@@ -14,6 +14,7 @@ import functools
 import gzip
 import hashlib
 import io
+import itertools
 import os
 import zipfile
 from pathlib import Path
@@ -50,6 +51,7 @@ class VectorNeighbours:
             vocab_file.write_text("\n".join(self.words), encoding="utf-8")
         self.index = {w: i for i, w in enumerate(self.words)}
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
+        self._raw: dict[tuple[str, int], tuple[str, ...]] = {}  # prefetched, not yet filtered
 
     def _lines(self):
         name = self.path.name
@@ -95,7 +97,8 @@ class VectorNeighbours:
         """Compute the neighbours of many words with one matrix product (much faster than one by one)."""
         import numpy as np
 
-        todo = sorted({w.lower() for w in words if w.lower() in self.index and (w.lower(), k) not in self._cache})
+        known = {w.lower() for w in words if w.lower() in self.index}
+        todo = sorted(w for w in known if (w, k) not in self._cache and (w, k) not in self._raw)
         if len(todo) < 2:
             return
         rows = [self.index[w] for w in todo]
@@ -105,7 +108,7 @@ class VectorNeighbours:
         top = np.argpartition(-sims, kk, axis=1)[:, : kk + 1]
         for r, (w, i) in enumerate(zip(todo, rows)):
             cand = sorted(top[r].tolist(), key=lambda j: (-float(sims[r, j]), self.words[j]))
-            self._cache[(w, k)] = tuple(self.words[j] for j in cand if j != i and not offensive_word(self.words[j]))[:k]
+            self._raw[(w, k)] = tuple(self.words[j] for j in cand if j != i)  # offensive words dropped on use
 
     def neighbours(self, word: str, k: int = 10) -> tuple[str, ...]:
         """The ``k`` nearest words (lower case), nearest first; () for an unknown word."""
@@ -114,10 +117,14 @@ class VectorNeighbours:
         w = word.lower()
         if k < 25 and (w, 25) in self._cache:
             return self._cache[(w, 25)][:k]
-        key = (w, k)
-        hit = self._cache.get(key)
+        hit = self._cache.get((w, k))
         if hit is not None:
             return hit
+        raw = self._raw.get((w, k)) or (self._raw.get((w, 25)) if k < 25 else None)
+        if raw is not None:  # prefetched: offensive words are checked only as far as needed
+            return tuple(itertools.islice((c for c in raw if not offensive_word(c)), k))
+        if k < 25:  # the same words as a prefetched word's: the first k of its 25
+            return self.neighbours(w, 25)[:k]
         i = self.index.get(w)
         if i is None:
             out: tuple[str, ...] = ()
@@ -128,7 +135,7 @@ class VectorNeighbours:
             top = np.argpartition(-sims, kk)[: kk + 1]
             top = sorted(top.tolist(), key=lambda j: (-float(sims[j]), self.words[j]))
             out = tuple(self.words[j] for j in top if j != i and not offensive_word(self.words[j]))[:k]
-        self._cache[key] = out
+        self._cache[(w, k)] = out
         return out
 
 

@@ -209,8 +209,9 @@ def offensive_synset(syn) -> bool:
 @functools.lru_cache(maxsize=200_000)
 def offensive_word(word: str) -> bool:
     """True when a sense of ``word`` in WordNet is a slur or an obscenity (False without WordNet)."""
+    from robust_mrc.attacks.resources import wordnet_records as records
+
     try:
-        wn = wordnet()
+        return any(records.offensive(syn) for syn in records.synsets(word))
     except ResourceMissing:
         return False
-    return any(offensive_synset(syn) for syn in wn.synsets(word.lower()))

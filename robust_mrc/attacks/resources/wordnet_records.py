@@ -35,9 +35,16 @@ class Synset(NamedTuple):
     lexical: tuple  # lexical pointers: ((symbol, source lemma index, pos, offset, target lemma index), ...)
 
 
+@functools.lru_cache(maxsize=1)
+def _reader():
+    """NLTK's reader (its index and morphology); raises ResourceMissing (or honours
+    ROBUST_MRC_NO_WORDNET) like every WordNet user. Cached: ``resources.clear_caches`` resets it."""
+    return wordnet()
+
+
 @functools.lru_cache(maxsize=4)
 def _data(name: str) -> bytes:
-    wordnet()  # raises ResourceMissing (or honours ROBUST_MRC_NO_WORDNET) like every WordNet user
+    _reader()
     return (prepare_nltk_wordnet() / f"data.{name}").read_bytes()
 
 
@@ -78,7 +85,7 @@ def synset(pos: str, offset: int) -> Synset:
 def synsets(word: str, pos: str | None = None, first: int | None = None) -> list[Synset]:
     """The synsets of ``word`` in the order of NLTK's ``wordnet().synsets(word, pos)``; only the
     ``first`` ones (parsing a synset costs more than finding it)."""
-    wn = wordnet()
+    wn = _reader()
     word = word.lower()
     index = wn._lemma_pos_offset_map
     found = [(p, offset) for p in (pos or _POS_ORDER) for form in wn._morphy(word, p) for offset in index[form].get(p, [])]
@@ -120,7 +127,7 @@ def _first_lemma(pos: str, offset: int) -> str:
 
 @functools.lru_cache(maxsize=200_000)
 def _name(pos: str, offset: int, lemma: str) -> str:
-    sense = wordnet()._lemma_pos_offset_map[lemma][pos].index(offset) + 1
+    sense = _reader()._lemma_pos_offset_map[lemma][pos].index(offset) + 1
     return f"{lemma}.{pos}.{sense:02d}"
 
 
