@@ -100,6 +100,25 @@ def test_second_evaluation_reuses_the_cache_and_gives_the_same_report(mc_ckpts, 
     assert all(s["cached"] for name, s in r2["sets"].items() if name != "clean")
     assert r1["models"] == r2["models"]
     assert sorted(p.name for p in (cache / "sets").iterdir()) == cached_sets
+    # another version of the attack code never reuses these sets
+    monkeypatch.undo()
+    monkeypatch.setattr("robust_mrc.evaluation.suites.attacks_code_digest", lambda: "another version")
+    _, third = run_eval(tmp_path, *args, name="third")
+    r3 = json.loads((third / "report.json").read_text())
+    assert not any(s["cached"] for name, s in r3["sets"].items() if name != "clean")
+
+
+def test_the_attack_code_digest_follows_the_code(tmp_path):
+    from robust_mrc.attacks.apply import attacks_code_digest
+
+    (tmp_path / "mc").mkdir()
+    (tmp_path / "mc" / "a.py").write_text("RULE = 1\n")
+    first = attacks_code_digest(tmp_path)
+    attacks_code_digest.cache_clear()
+    assert attacks_code_digest(tmp_path) == first
+    (tmp_path / "mc" / "a.py").write_text("RULE = 2\n")
+    attacks_code_digest.cache_clear()
+    assert attacks_code_digest(tmp_path) != first and attacks_code_digest() != first
 
 
 def test_a_damaged_or_unwritable_cache_heals_or_is_skipped(mc_ckpts, tmp_path, caplog):

@@ -18,8 +18,11 @@ attack gives up (``None``) the clean example stays and counts as a fallback.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from robust_mrc.attacks.base import Attack, AttackContext, example_rng, get_attack
@@ -49,6 +52,20 @@ class AttackSpec:
         if unknown:
             raise AttackSpecError(f"attack entry {entry.get('name')!r} has unknown key(s) {unknown}; it takes name and params")
         return cls(str(entry["name"]), dict(entry.get("params") or {}))
+
+
+ATTACKS_DIR = Path(__file__).resolve().parent
+
+
+@functools.lru_cache(maxsize=4)
+def attacks_code_digest(root: Path = ATTACKS_DIR) -> str:
+    """A digest of the attack code (every ``.py`` under ``robust_mrc/attacks``, word lists and
+    rules included): cached attacked sets carry it in their fingerprint, so a version of the
+    package that attacks differently never reuses sets made by another."""
+    h = hashlib.blake2b(digest_size=12)
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def build_attack(spec: str | Mapping[str, Any] | AttackSpec, task: str, pool_examples: Sequence | None = None) -> Attack:

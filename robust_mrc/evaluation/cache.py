@@ -1,7 +1,7 @@
 """On-disk cache of attacked sets and predictions, keyed by fingerprints.
 
 A fingerprint is a BLAKE2b digest of everything a result depends on (the clean examples, the
-attack and its parameters, the seed, files the parameters name, the checkpoint), so a cached
+attack, its parameters and its code, the seed, files the parameters name, the checkpoint), so a cached
 entry is reused only when it would be made again identically. Entries are written atomically
 (temporary file + rename): an interrupted evaluation leaves whole entries or none, and the next
 run reuses what was finished.

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from robust_mrc.attacks.apply import AttackSpecError, attack_examples, build_attack
+from robust_mrc.attacks.apply import AttackSpecError, attack_examples, attacks_code_digest, build_attack
 from robust_mrc.attacks.resources import environment
 from robust_mrc.attacks.search import run_search, searches
 from robust_mrc.errors import UserError
@@ -178,6 +178,7 @@ def build_sets(
             pool_digest,
             task,
             resource_env,
+            attacks_code_digest(),
             scorer.key if spec.model else None,
         )
         cached = cache.load_examples(spec.name, key)
