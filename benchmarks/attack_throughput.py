@@ -38,20 +38,25 @@ float32 chooses); queries/s over the scorer's time and over the wall time (``--t
 target >= 50 queries/s batched.
 ``--queries-examples 0`` skips it.
 
-Measured (2026-11-25, 2-core CPU machine otherwise idle, one thread, ``--examples 200 --ckpt
-<MiniLM trained on 12,000 SQuAD questions> --queries-examples 20``, 2 min 16 s in all), examples/s
-with tokenization: span: addcommon 3,912, addsent 1,947, addsentmod 1,947, addonesent 1,527,
-char_noise 2,396, word_noise 1,477, word_noise+vectors 601 (tokenize only 4,879; nlpaug charswap
-1,142, synonym 892, wordembs 10.3); mc (RACE-M, 4 options): magnet 945, diagnosis 776, extra_option
-688, charswap 634, distractor_extraction 566, distractor_generation 510, word_replace 160,
-addsent 131, word_replace+vectors 88 (tokenize only 824; nlpaug charswap 312, synonym 157, wordembs
-4.7). Below the 200/s target: mc addsent, word_replace and word_replace+vectors (first-time WordNet
-and neighbour lookups of each new word dominate: the caches are per process and the 200 RACE
-passages bring many new words; mc word_replace is only 1.02x nlpaug's SynonymAug). Every other
-pair is faster than nlpaug (charswap 2.03x / 2.10x, span word_noise 1.66x, +vectors 18.8x /
-58x). Runner, span addsent with the model on 20 questions (147 queries): 18.1 queries/s one at a
-time, 18.2 batched (1.01x): below the 50/s target; on this CPU MiniLM's forward pass is
-compute-bound, so batching gains nothing (the evaluation above, two threads, ran 21-39 queries/s).
+Measured (2026-11-25, fourth session, 2-core CPU machine otherwise idle, one thread, ``--examples
+200 --ckpt <MiniLM trained on 12,000 SQuAD questions> --queries-examples 20``, 1 min 55 s),
+examples/s with tokenization: span: addcommon 3,832, addsent 1,888, addsentmod 1,890, addonesent
+1,538, char_noise 2,386, word_noise 1,672, word_noise+vectors 701 (tokenize only 4,941; nlpaug
+charswap 1,146, synonym 826, wordembs 11.9); mc (RACE-M, 4 options): magnet 1,053, diagnosis 997,
+charswap 881, extra_option 765, distractor_generation 708, distractor_extraction 622, addsent 504,
+word_replace 477, word_replace+vectors 150 (tokenize only 1,292; nlpaug charswap 377, synonym 211,
+wordembs 5.4). Every default row meets 200/s and beats its nlpaug pair (charswap 2.34x / 2.08x,
+word_replace 2.26x, word_noise 2.02x); mc addsent and word_replace were 131 and 160/s (1.02x
+nlpaug) before WordNet lookups went through ``resources/wordnet_records.py`` (NLTK's per-synset
+parsing had been ~90 % of word_replace's time). Still below: word_replace with a vector file (150/s;
+each new passage reads the whole 21,719 x 384 matrix once: memory-bound). The machine's speed
+varies between sessions (tokenize-only mc: 824/s in the third session, 1,292 here): compare rows
+of one run. Runner, span addsent with the model, 20 questions (147 queries), one thread: 18.3
+queries/s one at a time, 17.5 batched (float32), **31.8 batched in bfloat16** (1.82x; the same
+sentence chosen as float32 for 20/20). Both threads (``--threads 2 --queries-examples 40``, 318
+queries): 27.1 one at a time, 32.9 batched, **59.5 batched in bfloat16** (40/40 the float32
+choice): the 50 queries/s target is met on this CPU with ``search_precision=bf16``, not in float32
+(MiniLM's forward pass is compute-bound here, so batching gains little).
 """
 
 from __future__ import annotations
