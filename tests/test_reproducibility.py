@@ -54,23 +54,23 @@ def epoch_digest(dm: QADataModule, epoch: int) -> str:
 # (overrides) -> {epoch 0 items, epoch 1 items, validation sets}
 RECORDED = {
     ("attack=mix",): {
-        "epoch0": "53535adf6ca69662/distractor_generation:attacked,distractor_generation:attacked,distractor_generation:attacked",
-        "epoch1": "739a5f7b1d4bac2b/distractor_generation:attacked,distractor_generation:attacked,distractor_generation:attacked",
+        "epoch0": "1e013c219c89192e/distractor_generation:attacked,distractor_generation:attacked,distractor_generation:attacked",
+        "epoch1": "9b1e3735cec6bf84/distractor_generation:attacked,distractor_generation:attacked,distractor_generation:attacked",
         "validation": {
             "clean": "ead6a9f8f4b5acd4",
-            "addsent": "1cc931d7c0f6e198",
+            "addsent": "1b52b6689e002daf",
             "charswap": "4096483cc4524d2b",
             "distractor_extraction": "0b31e4b4906b474b",
             "distractor_generation": "322915d81a4e05e8",
         },
     },
     ("task=span", "attack=mix"): {
-        "epoch0": "2ce1dfdcb0712680/word_noise:attacked,word_noise:attacked,word_noise:attacked",
-        "epoch1": "7f726355cd0a9f6f/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch0": "f47f1058260aa22f/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch1": "1ef3fd298f5cf4d9/word_noise:attacked,word_noise:attacked,word_noise:attacked",
         "validation": {
             "clean": "8cacb5f9a33c349b",
-            "addsent": "bba780d2ea5c1357",
-            "addsentmod": "6a81c437046297c4",
+            "addsent": "babb211bbd06478b",
+            "addsentmod": "047ae8fda034e0fd",
             "char_noise": "619abaa940398948",
             "word_noise": "1ccc029706534caa",
         },
@@ -116,9 +116,9 @@ SUITES = {
     },
     "squad": {
         "clean": "de85df4229686d4f",
-        "addsent": "a5be2cd6bf3d87bc",
-        "addonesent": "b65d6063ba1a0528",
-        "addsentmod": "fd72fa1e94ceac47",
+        "addsent": "17e54228b26972d5",
+        "addonesent": "0296d12e150c563d",
+        "addsentmod": "b2acd4694a6fb10b",
         "addcommon": "7aff88f032df6188",
         "char_noise": "3ecab2fefa062880",
         "word_noise": "7972be45bddd962a",
