@@ -7,7 +7,7 @@ import pytest
 
 from robust_mrc.attacks.resources import wordnet_records as records
 from robust_mrc.attacks.resources.vectors import WordNetNeighbours
-from robust_mrc.attacks.resources.wordnet import antonyms, offensive_synset, offensive_word, wordnet
+from robust_mrc.attacks.resources.wordnet import antonyms, offensive_word, wordnet
 
 # nouns with many hyponyms, verbs, adjectives with satellites, adverbs, words with syntactic
 # markers ("(a)", "(p)", "(ip)"), inflected forms (morphology), capitalised lemmas, unknown words
@@ -17,6 +17,14 @@ WORDS = (
     "quickly slowly well galore elect aforesaid sun Sun paris January alive dead open close win "
     "hot cold good bad up down black white eat ate eaten bank light fair fine kind mean zzzzqx the"
 ).split()
+
+
+def offensive_synset(syn) -> bool:
+    """The offensive-sense rule written on NLTK's Synset objects."""
+    definition = syn.definition().lower()
+    if any(mark in definition for mark in records.OFFENSIVE_MARKS):
+        return True
+    return any(d.name().split(".")[0] in records.OFFENSIVE_DOMAINS for d in syn.usage_domains())
 
 
 def nltk_neighbours(word: str, k: int = 25) -> tuple[str, ...]:

@@ -191,6 +191,6 @@ def _plural_noun(word: str) -> bool:
         return False
     try:
         base = wordnet().morphy(low, "n")
-    except Exception:  # ResourceMissing: no WordNet, no plural test
+    except ResourceMissing:  # no WordNet, no plural test
         return False
     return bool(base) and base != low

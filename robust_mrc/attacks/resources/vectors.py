@@ -94,9 +94,11 @@ class VectorNeighbours:
         return word.lower() in self.index
 
     def prefetch(self, words, k: int = 25) -> None:
-        """Compute the neighbours of many words with one matrix product (much faster than one by one)."""
+        """Compute the neighbours of many words with one matrix product (much faster than one by one);
+        at least 25 of each, as :meth:`neighbours` keeps."""
         import numpy as np
 
+        k = max(k, 25)
         known = {w.lower() for w in words if w.lower() in self.index}
         todo = sorted(w for w in known if (w, k) not in self._cache and (w, k) not in self._raw)
         if len(todo) < 2:
@@ -111,32 +113,29 @@ class VectorNeighbours:
             self._raw[(w, k)] = tuple(self.words[j] for j in cand if j != i)  # offensive words dropped on use
 
     def neighbours(self, word: str, k: int = 10) -> tuple[str, ...]:
-        """The ``k`` nearest words (lower case), nearest first; () for an unknown word."""
+        """The ``k`` nearest words (lower case), nearest first; () for an unknown word. Up to 25, the
+        first k of the word's 25 (the same words whether :meth:`prefetch` computed them or not)."""
         import numpy as np
 
         w = word.lower()
-        if k < 25 and (w, 25) in self._cache:
-            return self._cache[(w, 25)][:k]
-        hit = self._cache.get((w, k))
-        if hit is not None:
-            return hit
-        raw = self._raw.get((w, k)) or (self._raw.get((w, 25)) if k < 25 else None)
+        n = max(k, 25)
+        if (w, n) in self._cache:
+            return self._cache[(w, n)][:k]
+        raw = self._raw.get((w, n))
         if raw is not None:  # prefetched: offensive words are checked only as far as needed
             return tuple(itertools.islice((c for c in raw if not offensive_word(c)), k))
-        if k < 25:  # the same words as a prefetched word's: the first k of its 25
-            return self.neighbours(w, 25)[:k]
         i = self.index.get(w)
         if i is None:
             out: tuple[str, ...] = ()
         else:
             sims = self.matrix @ self.matrix[i]
             sims[i] = -np.inf
-            kk = min(k, len(sims) - 1)
+            kk = min(n, len(sims) - 1)
             top = np.argpartition(-sims, kk)[: kk + 1]
             top = sorted(top.tolist(), key=lambda j: (-float(sims[j]), self.words[j]))
-            out = tuple(self.words[j] for j in top if j != i and not offensive_word(self.words[j]))[:k]
-        self._cache[(w, k)] = out
-        return out
+            out = tuple(self.words[j] for j in top if j != i and not offensive_word(self.words[j]))[:n]
+        self._cache[(w, n)] = out
+        return out[:k]
 
 
 class WordNetNeighbours:
@@ -151,7 +150,7 @@ class WordNetNeighbours:
         pass
 
     def __init__(self):
-        self.wn = wordnet()
+        wordnet()  # ResourceMissing now, where the backend is chosen ("auto" falls back on it)
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def __contains__(self, word: str) -> bool:

@@ -190,22 +190,6 @@ def antonyms(word: str, pos: str, first_synset_only: bool = False) -> tuple[str,
     return tuple(out)
 
 
-OFFENSIVE_MARKS = ("offensive", "slur", "disparaging", "obscene", "vulgar", "derogatory")
-OFFENSIVE_DOMAINS = ("ethnic_slur", "disparagement", "obscenity", "vulgarism")
-
-
-def offensive_synset(syn) -> bool:
-    """A WordNet sense marked as a slur or an obscenity (never offered as a replacement word)."""
-    definition = syn.definition().lower()
-    if any(m in definition for m in OFFENSIVE_MARKS):
-        return True
-    try:
-        domains = syn.usage_domains()
-    except Exception:  # pragma: no cover - older NLTK
-        domains = []
-    return any(d.name().split(".")[0] in OFFENSIVE_DOMAINS for d in domains)
-
-
 @functools.lru_cache(maxsize=200_000)
 def offensive_word(word: str) -> bool:
     """True when a sense of ``word`` in WordNet is a slur or an obscenity (False without WordNet)."""

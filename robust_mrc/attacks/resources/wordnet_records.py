@@ -19,11 +19,14 @@ import functools
 import re
 from typing import NamedTuple
 
-from robust_mrc.attacks.resources.wordnet import OFFENSIVE_DOMAINS, OFFENSIVE_MARKS, prepare_nltk_wordnet, wordnet
+from robust_mrc.attacks.resources.wordnet import prepare_nltk_wordnet, wordnet
 
 _FILE = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
 _POS_ORDER = ("n", "v", "a", "r")  # NLTK's POS_LIST: the order of ``wordnet().synsets(word)``
 _QUOTED = re.compile(r"[\"].*?[\"]")
+# a sense never offered as a replacement word: its definition says so, or its usage domain
+OFFENSIVE_MARKS = ("offensive", "slur", "disparaging", "obscene", "vulgar", "derogatory")
+OFFENSIVE_DOMAINS = ("ethnic_slur", "disparagement", "obscenity", "vulgarism")
 
 
 class Synset(NamedTuple):
@@ -132,8 +135,8 @@ def _name(pos: str, offset: int, lemma: str) -> str:
 
 
 def offensive(syn: Synset) -> bool:
-    """:func:`robust_mrc.attacks.resources.wordnet.offensive_synset` for a record: a sense marked as
-    a slur or an obscenity, by its definition or its usage domain."""
+    """A sense marked as a slur or an obscenity, by its definition (:data:`OFFENSIVE_MARKS`) or its
+    usage domain (:data:`OFFENSIVE_DOMAINS`): never offered as a replacement word."""
     definition = syn.definition.lower()
     if any(mark in definition for mark in OFFENSIVE_MARKS):
         return True
