@@ -12,9 +12,11 @@ the direction of the effect on the attacked test set, with a margin:
 - span QA (seed 001, Jia & Liang section 4.6): training on AddSent raises F1 on AddSent. Not
   reproduced on synthetic data either (2026-11-25): the clean model is not hurt by AddSent (800
   questions, 1 epoch: test F1 53.3, AddSent 53.8; the default 1,200 x 2 epochs: 100.0 and 100.0),
-  because the rule-based sentences on the synthetic questions do not follow the passage's fact
+  because the rule-based sentences on the synthetic questions did not follow the passage's fact
   templates ("Jeff recordeds in Chicago" for "Where does David live?"), and a model that reads the
-  templates ignores them. On real SQuAD the attack hurts (docs/results.md); the targeted-training
+  templates ignores them. After the AddSent rule fixes of that day ("In Central Park, Jeff lives.")
+  the test was run again and still did not show the effect (xfail; its F1 figures not recorded).
+  On real SQuAD the attack hurts (docs/results.md); the targeted-training
   row there is the evidence, so this test is ``xfail`` (strict) with those numbers.
 """
 
