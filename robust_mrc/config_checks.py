@@ -30,6 +30,7 @@ from robust_mrc.errors import UserError
 log = logging.getLogger(__name__)
 
 SPLITS = ("train", "validation", "test")
+SEARCH_PRECISIONS = ("32", "bf16")  # the model-in-the-loop scorer's forward passes (robust_mrc.models.scoring)
 MIN_MAX_LENGTH = 32  # below this no passage, question and option fit at all
 # Trainer arguments robust-mrc sets itself: a config value would clash with them
 RESERVED_TRAINER_KEYS = {"default_root_dir": "output_dir=", "callbacks": "the code", "logger": "logger=", "plugins": "the code"}
@@ -245,6 +246,8 @@ def _check_train(c: _Checker) -> None:
 
 def _check_eval(c: _Checker) -> None:
     c.choice("split", SPLITS)
+    if str(precision := c.value("search_precision")) not in SEARCH_PRECISIONS:  # YAML reads 32 as a number
+        c.bad("search_precision", precision, "one of " + ", ".join(SEARCH_PRECISIONS))
     c.text("cache_dir")
     c.number("confidence_threshold", 0.0, 1.0, lo_open=True)
     c.integer("error_folds", 2)

@@ -68,6 +68,7 @@ def test_every_problem_is_listed_in_one_message():
         (["confidence_threshold=2"], "confidence_threshold=2: expected a number in (0.0, 1.0]"),
         (["error_folds=1"], "error_folds=1: expected an integer >= 2"),
         (["eval_batch_size=abc"], "eval_batch_size='abc'"),
+        (["search_precision=16"], "search_precision=16: expected one of 32, bf16"),
     ],
 )
 def test_bad_evaluation_values(overrides, message):

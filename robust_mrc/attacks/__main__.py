@@ -30,6 +30,7 @@ import yaml
 
 from robust_mrc.attacks import list_attacks
 from robust_mrc.attacks.apply import AttackSpecError, attack_example, build_attack
+from robust_mrc.config_checks import SEARCH_PRECISIONS
 from robust_mrc.data.examples import MCExample
 
 _OWN_KEYS = {
@@ -128,7 +129,7 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int)
         load_tokenizer(module.model_cfg),
         checkpoint_key(cfg["ckpt"]),
         int(cfg.get("batch_size", 32)),
-        str(cfg.get("precision", "32")),
+        cfg.get("precision", "32"),
     )
     result, stats = run_search(attack, examples, scorer, seed, epoch)
     changed = [a is not e for a, e in zip(result.examples, examples)]
@@ -151,6 +152,8 @@ def apply(cfg: dict) -> dict:
             raise SystemExit(f"apply needs {key}=...  (e.g. attack=charswap data=race.jsonl out=adv.jsonl)")
     if problem := output_path_problem(cfg["out"], [cfg["data"], cfg.get("pool"), cfg.get("bank")]):
         raise SystemExit(problem)
+    if str(cfg.get("precision", "32")) not in SEARCH_PRECISIONS:
+        raise SystemExit(f"precision={cfg['precision']}: expected one of {', '.join(SEARCH_PRECISIONS)} (the search's forward passes)")
     seed, epoch = int(cfg.get("seed", 0)), int(cfg.get("epoch", 0))
     limit = int(cfg["limit"]) if cfg.get("limit") not in (None, "", "null") else None
     strict = str(cfg.get("strict", "true")).lower() != "false"

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import torch
 
 from robust_mrc.attacks.search import Prediction
+from robust_mrc.config_checks import SEARCH_PRECISIONS
 from robust_mrc.datamodules.qa import make_collator
 
 
@@ -43,7 +44,7 @@ class ModelScorer:
     ``key`` identifies the model for caches (e.g. the checkpoint's fingerprint); ``precision``
     "32" (default) or "bf16" (autocast, see the module doc)."""
 
-    PRECISIONS = ("32", "bf16")
+    PRECISIONS = SEARCH_PRECISIONS
 
     def __init__(self, module, tokenizer, key: str, batch_size: int = 32, precision: str | int = "32"):
         precision = str(precision)

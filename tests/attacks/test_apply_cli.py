@@ -96,6 +96,8 @@ def test_stats_count_words():
 def test_cli_errors():
     with pytest.raises(SystemExit, match="apply needs"):
         main(["apply", "attack=charswap"])
+    with pytest.raises(SystemExit, match="precision=16: expected one of 32, bf16"):  # before any work
+        main(["apply", "attack=addany", "data=x.json", "out=y.json", "ckpt=none.ckpt", "precision=16"])
     res = subprocess.run(
         [sys.executable, "-m", "robust_mrc.attacks", "apply", "attack=nope", "data=x", "out=y"], capture_output=True, text=True
     )
