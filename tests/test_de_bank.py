@@ -12,7 +12,7 @@ from robust_mrc.attacks import example_rng, get_attack
 from robust_mrc.attacks.mc.distractors import filter_spans
 from robust_mrc.attacks.pools import load_bank, write_bank
 from robust_mrc.attacks.search import Prediction
-from robust_mrc.banks.de import extract_bank, main, span_text
+from robust_mrc.banks.de import dangling, extract_bank, main, span_text
 from robust_mrc.banks.span_data import insert_answer, insertion_points, query_example, write_span_data
 from robust_mrc.banks.stats import bank_stats, collapse_warning
 from robust_mrc.data.examples import MCExample
@@ -138,6 +138,20 @@ def test_span_text_drops_leading_punctuation_only():
     assert span_text(". The train  from") == "The train from"
     assert span_text('"Hello," he said.') == '"Hello," he said.'
     assert span_text("?!") == ""
+
+
+def test_span_text_drops_a_speakers_tag_and_dangling_spans_are_fragments():
+    assert span_text("W: Here it is.") == "Here it is."
+    assert span_text(" M:  No.") == "No."
+    assert span_text("Woman: I found it.") == "I found it."
+    assert span_text("F:") == ""
+    assert span_text("It was 5:30") == "It was 5:30"  # a colon inside the span stays
+    assert [dangling(t) for t in ("yes she's really a", "I want to", "went to the", "the")] == [True, True, True, False]
+    assert [dangling(t) for t in ("Quebec City is.", "to the market", "See you", "Help yourself")] == [False, False, False, False]
+    scorer = HandScorer({"What did Tom buy?": ["W: blue bus ticket", "bought a", "market on Monday"]})
+    dropped = Counter()
+    assert extract_bank(scorer, [mc("p1-0")], dropped) == {"p1-0": ["blue bus ticket", "market on Monday"]}
+    assert dropped == Counter({"fragment": 1})
 
 
 class HandScorer:

@@ -15,8 +15,9 @@ own span model, end to end:
    unless ``output_dir=`` is given. ``ckpt=PATH`` skips steps 1-2 and uses that span checkpoint.
 3. The checkpoint reads every question of ``splits`` (default: every split of the data config)
    with its unmodified passage; its ``top`` (20) best spans over all windows, less those that
-   cross a line break, are walked in rank order (white space collapsed, leading punctuation
-   dropped: :func:`span_text`) through the DE rules (:func:`robust_mrc.attacks.mc.distractors.filter_spans`, shared with
+   cross a line break or end on a dangling word (``fragment``: "she's really a"), are walked in
+   rank order (white space collapsed, leading punctuation and a speaker's tag "W:" dropped:
+   :func:`span_text`) through the DE rules (:func:`robust_mrc.attacks.mc.distractors.filter_spans`, shared with
    the model-free DE) and the first ``n_options - 1`` kept.
 4. The bank ``out`` (JSONL ``{"id", "distractors"}``, every question, possibly with fewer
    distractors than wrong options: ``distractor_extraction bank=`` backfills with the original
@@ -51,14 +52,28 @@ log = logging.getLogger(__name__)
 
 OWN_KEYS = ("out", "ckpt", "splits", "top", "work_dir", "stats")
 _LEADING_PUNCT = re.compile(r"^[^\w\"'(\[\u201c\u2018]+")
+_SPEAKER_TAG = re.compile(r"^(?:[A-Z]|Man|Woman|Boy|Girl|Mother|Father|Mum|Mom|Dad|Teacher|Student)\s*:\s*")
+# a span ending on one of these words breaks off mid-phrase ("yes she's really a", "I want to"): articles,
+# prepositions, conjunctions and possessives; not in the paper, whose spans are cut by its extractor alone
+DANGLING = frozenset(
+    "a an the and or but nor of to in on at for with by from as into onto than that if because "
+    "my your his her its our their this these those very really".split()
+)
 HOLDOUT = 0.1  # share of train passages validating the extractor when the data has no validation
 
 
 def span_text(text: str) -> str:
     """A predicted span as a candidate option: white space collapsed, punctuation that opens it
-    (a span cut after a sentence's full stop: ". The train from") dropped; opening quotes and
-    brackets kept."""
-    return _LEADING_PUNCT.sub("", " ".join(text.split()))
+    (a span cut after a sentence's full stop: ". The train from") and a speaker's tag that opens a
+    dialogue turn ("W: Here it is." -> "Here it is.") dropped; opening quotes and brackets kept."""
+    text = _LEADING_PUNCT.sub("", " ".join(text.split()))
+    return _LEADING_PUNCT.sub("", _SPEAKER_TAG.sub("", text))
+
+
+def dangling(text: str) -> bool:
+    """True when a span of two or more words ends on a word that needs one after it (:data:`DANGLING`)."""
+    words = re.findall(r"[\w']+", text)
+    return len(words) >= 2 and not text.rstrip().endswith((".", "!", "?")) and words[-1].lower() in DANGLING
 
 
 def extract_bank(
@@ -69,7 +84,8 @@ def extract_bank(
     ``predict(span examples)`` gives predictions with ``nbest``, best first), its n-best spans
     filtered by the DE rules, at most ``n_options - 1`` kept. Before the rules, a span that crosses
     a line break (a speaker's turn in DREAM, a paragraph in RACE) is dropped (``line_break``: not
-    in the paper; such a span reads as no option) and :func:`span_text` cleans the others.
+    in the paper; such a span reads as no option), :func:`span_text` cleans the others, and a
+    cleaned span that ends on a dangling word is dropped (``fragment``: :func:`dangling`).
     ``dropped`` counts the rules that dropped candidates, ``nbest_sizes`` gets each example's
     n-best length."""
     queries = [query_example(ex) for ex in examples]
@@ -88,7 +104,9 @@ def extract_bank(
             nbest_sizes.append(len(texts))
         one_line = [span_text(t) for t in texts if "\n" not in t.strip()]
         dropped["line_break"] += len(texts) - len(one_line)
-        bank[ex.id] = filter_spans(one_line, ex.answer, limit=len(ex.options) - 1, dropped=dropped)
+        whole = [t for t in one_line if not dangling(t)]
+        dropped["fragment"] += len(one_line) - len(whole)
+        bank[ex.id] = filter_spans(whole, ex.answer, limit=len(ex.options) - 1, dropped=dropped)
     return bank
 
 
