@@ -155,6 +155,9 @@ def _check_generation(c: _Checker) -> None:
     c.integer("task.max_new_tokens", 1)
     c.integer("task.no_repeat_ngram_size", 0)
     c.boolean("task.val_generate")
+    from robust_mrc.models.seq2seq import CROSS_ATTENTION_INITS
+
+    c.choice("model.cross_attention_init", CROSS_ATTENTION_INITS, null=True)
     if c.value("data.task") not in (None, "mc"):
         c.problems.append(
             f"data={c.value('data.name')} is a {c.value('data.task')!r} data set: task=dg learns from "

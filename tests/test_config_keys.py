@@ -91,7 +91,7 @@ DATA_KEYS_BY_SOURCE = {
 }
 # every key the models read (home: conf/model/_base.yaml and the option); the code keeps defaults
 # for them because a checkpoint's saved settings may lack the newer ones
-MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "config", "trust_remote_code")
+MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "cross_attention_init", "config", "trust_remote_code")
 OPTIM_KEYS = ("lr", "weight_decay", "warmup_ratio", "adam_epsilon", "betas")
 # read by robust_mrc/tracking.py when logger=wandb
 WANDB_KEYS = ("name", "project", "entity", "group", "tags", "run_name", "mode")

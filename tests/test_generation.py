@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from robust_mrc.attacks.apply import attack_example, build_attack
 from robust_mrc.attacks.pools import load_bank
@@ -196,3 +197,21 @@ def test_a_native_seq2seq_model_trains_and_generates(tmp_path, tokenizer):
     batch = DGCollator(module.tokenizer, max_length=64, targets=False)([_example(["a", "b"])])
     beams = module.eval().generate_beams(batch, 4, max_new_tokens=3)
     assert len(beams) == 1 and len(beams[0]) == 4
+
+
+def test_cross_attention_starts_as_a_copy_of_self_attention_when_asked():
+    from robust_mrc.models.backbone import load_backbone
+
+    def layers(init):
+        model_cfg = make_cfg("task=dg", "model=tiny", f"model.cross_attention_init={init}").model
+        decoder = load_backbone(model_cfg, "dg").decoder
+        return [m for m in decoder.modules() if hasattr(m, "crossattention")]
+
+    copied, fresh = layers("self_attention"), layers("random")
+    assert len(copied) == 2
+    for layer in copied:
+        own, cross = layer.attention.state_dict(), layer.crossattention.state_dict()
+        assert own.keys() == cross.keys() and all(torch.equal(own[k], cross[k]) for k in own)
+    assert not all(torch.equal(v, fresh[0].attention.state_dict()[k]) for k, v in fresh[0].crossattention.state_dict().items())
+    with pytest.raises(ConfigError, match="model.cross_attention_init"):
+        check_config(make_cfg("task=dg", "data=synthetic_mc", "model.cross_attention_init=encoder"), "train")

@@ -24,7 +24,7 @@ from robust_mrc.errors import UserError
 from robust_mrc.models import MODULES
 
 # what a checkpoint may say about its model and its preprocessing
-MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "config")
+MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "cross_attention_init", "config")
 TASK_KEYS = (
     "name",
     "inputs",

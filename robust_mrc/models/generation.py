@@ -10,7 +10,9 @@ The generator of AdvRACE's DG attack (seed 000, 3.2; UniLM in the paper, here an
   (``val/loss``: the token mean over the set; the monitor, minimised), and with
   ``task.val_generate`` a greedy generation: ``val/f1``, the token F1 (SQuAD-style, over
   normalised words, x100) of the generation against the closest of the example's wrong options, and
-  ``val/answer_rate``, the % of generations equal to the correct answer (normalised).
+  ``val/answer_rate``, the % of generations equal to the correct answer (normalised), and
+  ``val/distinct``, the % of distinct generations (normalised) among the set's: a generator that
+  ignores its input says the same few things to every question (a collapse; ~100 when it conditions).
 * A bank: :meth:`GenerationModule.generate_beams` (beam search, every beam returned, best first).
 """
 
@@ -130,4 +132,5 @@ class GenerationModule(QAModule):
             metrics["f1"] = 100.0 * sum(f1) / len(f1)
             same = [normalize(r["pred"]) == normalize(r["answer"]) for r in generated]
             metrics["answer_rate"] = 100.0 * sum(same) / len(same)
+            metrics["distinct"] = 100.0 * len({normalize(r["pred"]) for r in generated}) / len(generated)
         return metrics

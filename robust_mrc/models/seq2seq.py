@@ -4,7 +4,9 @@
   ``EncoderDecoderModel``): ``AutoModelForSeq2SeqLM``.
 * An encoder-only model (BERT, the offline MiniLM): BERT2BERT, an ``EncoderDecoderModel`` whose
   encoder and decoder are both warm-started from it (``from_encoder_decoder_pretrained``); the
-  decoder gets a causal mask and cross-attention layers (new, randomly initialised), and its LM head
+  decoder gets a causal mask and cross-attention layers (new: randomly initialised, or with
+  ``model.cross_attention_init=self_attention`` copies of the same layer's self-attention, a start
+  already shaped to attend over MiniLM's own hidden states), and its LM head
   (for MiniLM, whose checkpoint has none: a new transform layer, output weights tied to its word
   embeddings). The decoder starts from the tokenizer's [CLS] (``decoder_start_token_id``), pads with
   [PAD] and ends with [SEP] (``eos_token_id``).
@@ -42,9 +44,32 @@ def build_seq2seq(name: str, config, model_cfg: Mapping[str, Any], *, random_ini
         bert2bert = False
     else:
         model = _bert2bert(name, config, random_init=random_init, access=access)
+        init = str(model_cfg.get("cross_attention_init") or "random")
+        if init not in CROSS_ATTENTION_INITS:
+            raise ValueError(f"model.cross_attention_init={init!r}: one of {', '.join(CROSS_ATTENTION_INITS)}")
+        if init == "self_attention":
+            copy_self_attention_to_cross_attention(model.decoder)
         bert2bert = True
     set_special_tokens(model, load_tokenizer(model_cfg), bert2bert=bert2bert)
     return model
+
+
+CROSS_ATTENTION_INITS = ("random", "self_attention")
+
+
+def copy_self_attention_to_cross_attention(decoder) -> int:
+    """Each decoder layer's cross-attention (query/key/value and output projection, layer norm)
+    set to a copy of its self-attention's weights; returns the number of layers changed."""
+    changed = 0
+    for module in decoder.modules():
+        cross, own = getattr(module, "crossattention", None), getattr(module, "attention", None)
+        if cross is None or own is None:
+            continue
+        cross.load_state_dict(own.state_dict())
+        changed += 1
+    if not changed:
+        raise ValueError(f"{type(decoder).__name__} has no layer with both self- and cross-attention")
+    return changed
 
 
 def _bert2bert(name: str, config, *, random_init: bool, access: Mapping[str, Any]):
