@@ -28,19 +28,25 @@ def replace_words(text: str, rng, nb, rate: float, k: int, protect=lambda s, e: 
     target = round(rate * len([1 for s, e, w in spans if not protect(s, e)]))
     if target <= 0 or not eligible:
         return text, 0, []
-    nb.prefetch([w for _, _, w in eligible])
     order = list(range(len(eligible)))
     rng.shuffle(order)
     chosen: dict[int, str] = {}
-    for j in order:
-        if len(chosen) >= target:
-            break
-        s, e, w = eligible[j]
-        cands = [c for c in nb.neighbours(w.lower(), max(k, 1)) if c.isalpha() and c != w.lower()]
-        if not cands:
-            continue
-        new = cands[0] if k <= 1 else rng.choice(cands[:k])
-        chosen[j] = match_case(w, new)
+    start = 0
+    while len(chosen) < target and start < len(order):
+        # the neighbours of the next words in the walk, a few more than still needed, in one lookup
+        # (a vector backend's matrix product): not the whole passage's, most of which go unused
+        chunk = order[start : start + (target - len(chosen)) + 4]
+        start += len(chunk)
+        nb.prefetch([eligible[j][2] for j in chunk])
+        for j in chunk:
+            if len(chosen) >= target:
+                break
+            s, e, w = eligible[j]
+            cands = [c for c in nb.neighbours(w.lower(), max(k, 1)) if c.isalpha() and c != w.lower()]
+            if not cands:
+                continue
+            new = cands[0] if k <= 1 else rng.choice(cands[:k])
+            chosen[j] = match_case(w, new)
     parts, last, edits = [], 0, []
     for j in sorted(chosen):
         s, e, w = eligible[j]
