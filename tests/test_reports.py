@@ -24,12 +24,12 @@ def test_rows_by_training_policy_and_test_attack(tmp_path):
     assert out.read_text() == table
     lines = table.splitlines()
     assert [c.strip() for c in lines[0].split("|")[1:-1]] == ["training", "clean", "addsent", "charswap", "attack avg"]
-    assert "| none " in table and "0.5000" in table and "0.7000" in table  # (0.4 + 0.6) / 2 and (0.7 + 0.7) / 2
+    assert "| none " in table and "0.500" in table and "0.700" in table  # (0.4 + 0.6) / 2 and (0.7 + 0.7) / 2
 
 
 def test_val_stage_when_a_run_has_no_test():
     rows = comparison_rows([("x", {"val/f1": 50.0, "val/char_noise/f1": 40.0})], "f1")
-    assert rows == [{"training": "x", "clean": 50.0, "char_noise": 40.0, "attack avg": 40.0}]
+    assert rows == [{"training": "x", "clean": "50.0", "char_noise": "40.0", "attack avg": "40.0"}]
 
 
 def test_a_directory_without_metrics_says_so(tmp_path):
@@ -60,7 +60,10 @@ def test_compare_reads_evaluation_reports_named_by_the_training_policy(tmp_path)
         dirs.append(str(ev))
     table = main([*dirs])
     lines = [line for line in table.splitlines() if line.startswith("| ")][1:]
-    assert [line.split("|")[1].strip() for line in lines] == ["none s1", "mix s1", "mix s2"]
+    assert [line.split("|")[1].strip() for line in lines] == ["none s1", "mix s1", "mix s2", "mix mean of 2 seeds", "mix seed range"]
     assert "55.0" in lines[1] and "40.0" in lines[0]
+    cells = lambda line: [c.strip() for c in line.split("|")[2:-1]]  # noqa: E731
+    assert cells(lines[3]) == ["70.0", "54.0", "54.0"] and cells(lines[4]) == ["2.0", "2.0", "2.0"]
     with_ci = main([*dirs, "--ci"])
-    assert "70 [65, 75]" in with_ci
+    assert "70.0 [65.0, 75.0]" in with_ci
+    assert "mean of" not in main([*dirs, "--no-seed-means"])

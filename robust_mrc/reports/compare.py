@@ -3,7 +3,8 @@
 A directory is a training run (``metrics.json`` and ``config.yaml``, written by ``train``) or an
 evaluation (``report.json``, written by ``evaluate``: one row per evaluated model, named by the
 attack policy its checkpoint was trained with, read from the training run's ``config.yaml``). A
-row per run (two runs of one policy are told apart by their seeds), a column per evaluation set
+row per run (two runs of one policy are told apart by their seeds, and followed by their mean and
+range over seeds), a column per evaluation set
 (clean first, then each attack, then the average over attacks), values of one metric (``acc`` for
 multiple choice, ``f1`` / ``em`` for span QA) from one stage (``test``, or ``val`` when a run has
 no test metrics); ``--ci`` adds the 95 % bootstrap interval an evaluation report holds.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -73,9 +75,14 @@ def load_run(run_dir: str | Path) -> tuple[str, str, dict]:
     return name, task, metrics
 
 
-def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None = None) -> list[dict]:
-    """One row per run: ``{"training": name, "clean": x, <attack>: x, ..., "attack avg": x}``."""
-    rows = []
+def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None = None, seed_means: bool = True) -> list[dict]:
+    """One row per run: ``{"training": name, "clean": x, <attack>: x, ..., "attack avg": x}``.
+
+    With ``seed_means``, after the runs of a policy trained with two or more seeds (names
+    ``<policy> s<seed>``), a row ``<policy> mean of N seeds`` of each column's mean (of the seeds
+    that have the column) and a row ``<policy> seed range`` (max - min). Values that hold a 95 %
+    interval (evaluation reports, ``--ci``) read ``value [lo, hi]``; the means use the values."""
+    rows, intervals = [], []
     for name, metrics in runs:
         st = stage or ("test" if f"test/{metric}" in metrics else "val")
         row: dict = {"training": name, "clean": metrics.get(f"{st}/{metric}")}
@@ -86,18 +93,47 @@ def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None
             row[attack] = metrics[f"{st}/{attack}/{metric}"]
         values = [row[a] for a in attacks]
         row["attack avg"] = sum(values) / len(values) if values else None
-        _with_intervals(row, metrics, st, metric, attacks)
         rows.append(row)
+        intervals.append({c: metrics.get(f"{st}/{metric}~ci" if c == "clean" else f"{st}/{c}/{metric}~ci") for c in ["clean", *attacks]})
     columns = ["training", "clean"] + sorted({c for r in rows for c in r} - {"training", "clean", "attack avg"}) + ["attack avg"]
-    return [{c: ("-" if r.get(c) is None else r[c]) for c in columns} for r in rows]
+    out = []
+    for row, ci in zip(rows, intervals):
+        out.append({"training": row["training"], **{c: _cell(row.get(c), ci.get(c), metric) for c in columns[1:]}})
+    if seed_means:
+        out += _seed_rows(rows, columns, metric)
+    return out
 
 
-def _with_intervals(row: dict, metrics: dict, stage: str, metric: str, attacks: list[str]) -> None:
-    """Cells as ``value [lo, hi]`` where the metrics hold a 95 % interval (``...~ci``)."""
-    for col, prefix in [("clean", f"{stage}/"), *((a, f"{stage}/{a}/") for a in attacks)]:
-        interval = metrics.get(f"{prefix}{metric}~ci")
-        if interval and col in row and isinstance(row[col], (int, float)):
-            row[col] = f"{row[col]:.4g} [{interval[0]:.4g}, {interval[1]:.4g}]"
+def _cell(value, interval, metric: str):
+    """A value in the metric's precision (F1 / EM: 1 decimal, accuracy: 3), ``-`` when missing,
+    ``value [lo, hi]`` with an interval."""
+    if not isinstance(value, (int, float)):
+        return "-"
+    fmt = "{:.3f}" if metric == "acc" else "{:.1f}"
+    text = fmt.format(value)
+    return f"{text} [{fmt.format(interval[0])}, {fmt.format(interval[1])}]" if interval else text
+
+
+_SEEDED = re.compile(r"^(?P<policy>.+) s(?P<seed>-?\d+)$")
+
+
+def _seed_rows(rows: list[dict], columns: list[str], metric: str) -> list[dict]:
+    groups: dict[str, list[dict]] = {}
+    for row in rows:
+        m = _SEEDED.match(str(row["training"]))
+        if m:
+            groups.setdefault(m["policy"], []).append(row)
+    extra = []
+    for policy, members in groups.items():
+        if len(members) < 2:
+            continue
+        mean_row, range_row = {"training": f"{policy} mean of {len(members)} seeds"}, {"training": f"{policy} seed range"}
+        for c in columns[1:]:
+            vals = [r[c] for r in members if isinstance(r.get(c), (int, float))]
+            mean_row[c] = _cell(sum(vals) / len(vals), None, metric) if vals else "-"
+            range_row[c] = _cell(max(vals) - min(vals), None, metric) if len(vals) > 1 else "-"
+        extra += [mean_row, range_row]
+    return extra
 
 
 def main(argv: list[str] | None = None) -> str:
@@ -107,12 +143,13 @@ def main(argv: list[str] | None = None) -> str:
     p.add_argument("--metric", default=None, help="acc (mc, default) | f1 (span, default) | em")
     p.add_argument("--stage", default=None, choices=["val", "test"])
     p.add_argument("--out", default=None, help="also write the table here (Markdown)")
+    p.add_argument("--no-seed-means", action="store_true", help="no mean / range rows for policies run with several seeds")
     args = p.parse_args(argv)
     loaded = []
     for r in args.runs:
         loaded += load_evaluation(r, args.ci) if (Path(r) / "report.json").is_file() else [load_run(r)]
     metric = args.metric or ("f1" if loaded[0][1] == "span" else "acc")
-    table = format_table(comparison_rows([(n, m) for n, _, m in loaded], metric, args.stage))
+    table = format_table(comparison_rows([(n, m) for n, _, m in loaded], metric, args.stage, not args.no_seed_means))
     print(table)
     if args.out:
         atomic_write_bytes(Path(args.out), table.encode())
