@@ -54,10 +54,10 @@ OWN_KEYS = ("out", "ckpt", "splits", "top", "work_dir", "stats")
 _LEADING_PUNCT = re.compile(r"^[^\w\"'(\[\u201c\u2018]+")
 _SPEAKER_TAG = re.compile(r"^(?:[A-Z]|Man|Woman|Boy|Girl|Mother|Father|Mum|Mom|Dad|Teacher|Student)\s*:\s*")
 # a span ending on one of these words breaks off mid-phrase ("yes she's really a", "I want to"): articles,
-# prepositions, conjunctions and possessives; not in the paper, whose spans are cut by its extractor alone
+# conjunctions, prepositions that are rarely particles, possessive determiners; not "in", "on", "by"
+# ("Hold on"), "her", "his", "that", "this" (pronouns too). Not in the paper, whose extractor cuts its spans
 DANGLING = frozenset(
-    "a an the and or but nor of to in on at for with by from as into onto than that if because "
-    "my your his her its our their this these those very really".split()
+    "a an the and or but nor of to at for with from as into onto than if because my your its our their very".split()
 )
 HOLDOUT = 0.1  # share of train passages validating the extractor when the data has no validation
 
