@@ -144,6 +144,8 @@ def test_span_text_drops_a_speakers_tag_and_dangling_spans_are_fragments():
     assert span_text("W: Here it is.") == "Here it is."
     assert span_text(" M:  No.") == "No."
     assert span_text("Woman: I found it.") == "I found it."
+    assert span_text("Florist: Men.") == "Men." and span_text("Mr Smith: Hello.") == "Hello."
+    assert dangling("F") and not dangling("5") and not dangling("I see")
     assert span_text("F:") == ""
     assert span_text("It was 5:30") == "It was 5:30"  # a colon inside the span stays
     assert [dangling(t) for t in ("yes she's really a", "I want to", "went to the", "the")] == [True, True, True, False]

@@ -52,7 +52,7 @@ log = logging.getLogger(__name__)
 
 OWN_KEYS = ("out", "ckpt", "splits", "top", "work_dir", "stats")
 _LEADING_PUNCT = re.compile(r"^[^\w\"'(\[\u201c\u2018]+")
-_SPEAKER_TAG = re.compile(r"^(?:[A-Z]|Man|Woman|Boy|Girl|Mother|Father|Mum|Mom|Dad|Teacher|Student)\s*:\s*")
+_SPEAKER_TAG = re.compile(r"^[A-Z][a-z]{0,14}(?: [A-Z][a-z]{0,14})?\s*:\s*")  # "W:", "Florist:", "Mr Smith:"
 # a span ending on one of these words breaks off mid-phrase ("yes she's really a", "I want to"): articles,
 # conjunctions, prepositions that are rarely particles, possessive determiners; not "in", "on", "by"
 # ("Hold on"), "her", "his", "that", "this" (pronouns too). Not in the paper, whose extractor cuts its spans
@@ -71,8 +71,11 @@ def span_text(text: str) -> str:
 
 
 def dangling(text: str) -> bool:
-    """True when a span of two or more words ends on a word that needs one after it (:data:`DANGLING`)."""
+    """True when a span of two or more words ends on a word that needs one after it (:data:`DANGLING`),
+    or the span is a lone letter (a speaker's tag without its colon: "F")."""
     words = re.findall(r"[\w']+", text)
+    if len(words) == 1 and len(words[0]) == 1 and words[0].isalpha():
+        return True
     return len(words) >= 2 and not text.rstrip().endswith((".", "!", "?")) and words[-1].lower() in DANGLING
 
 
