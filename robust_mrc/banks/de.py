@@ -56,9 +56,7 @@ _SPEAKER_TAG = re.compile(r"^[A-Z][a-z]{0,14}(?: [A-Z][a-z]{0,14})?\s*:\s*")  # 
 # a span ending on one of these words breaks off mid-phrase ("yes she's really a", "I want to"): articles,
 # conjunctions, prepositions that are rarely particles, possessive determiners; not "in", "on", "by"
 # ("Hold on"), "her", "his", "that", "this" (pronouns too). Not in the paper, whose extractor cuts its spans
-DANGLING = frozenset(
-    "a an the and or but nor of to at for with from as into onto than if because my your its our their very".split()
-)
+DANGLING = frozenset("a an the and or but nor of to at for with from as into onto than if because my your its our their very".split())
 HOLDOUT = 0.1  # share of train passages validating the extractor when the data has no validation
 
 
