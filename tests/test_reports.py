@@ -27,6 +27,11 @@ def test_rows_by_training_policy_and_test_attack(tmp_path):
     assert "| none " in table and "0.500" in table and "0.700" in table  # (0.4 + 0.6) / 2 and (0.7 + 0.7) / 2
 
 
+def test_attack_average_is_over_the_sets_every_run_has():
+    rows = comparison_rows([("a", {"val/f1": 70.0, "val/x/f1": 40.0, "val/y/f1": 10.0}), ("b", {"val/f1": 70.0, "val/x/f1": 60.0})], "f1")
+    assert [r["attack avg"] for r in rows] == ["40.0", "60.0"] and rows[1]["y"] == "-"
+
+
 def test_val_stage_when_a_run_has_no_test():
     rows = comparison_rows([("x", {"val/f1": 50.0, "val/char_noise/f1": 40.0})], "f1")
     assert rows == [{"training": "x", "clean": "50.0", "char_noise": "40.0", "attack avg": "40.0"}]

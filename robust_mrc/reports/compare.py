@@ -76,7 +76,8 @@ def load_run(run_dir: str | Path) -> tuple[str, str, dict]:
 
 
 def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None = None, seed_means: bool = True) -> list[dict]:
-    """One row per run: ``{"training": name, "clean": x, <attack>: x, ..., "attack avg": x}``.
+    """One row per run: ``{"training": name, "clean": x, <attack>: x, ..., "attack avg": x}``; the
+    average is over the attacked sets that every run has (a set only some runs have is shown, not averaged).
 
     With ``seed_means``, after the runs of a policy trained with two or more seeds (names
     ``<policy> s<seed>``), a row ``<policy> mean of N seeds`` of each column's mean (of the seeds
@@ -91,10 +92,13 @@ def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None
         )
         for attack in attacks:
             row[attack] = metrics[f"{st}/{attack}/{metric}"]
-        values = [row[a] for a in attacks]
-        row["attack avg"] = sum(values) / len(values) if values else None
         rows.append(row)
         intervals.append({c: metrics.get(f"{st}/{metric}~ci" if c == "clean" else f"{st}/{c}/{metric}~ci") for c in ["clean", *attacks]})
+    attack_sets = [set(r) - {"training", "clean"} for r in rows]
+    shared = set.intersection(*attack_sets) if attack_sets else set()
+    for row in rows:  # over the attacked sets every run has, so that the averages compare
+        values = [row[a] for a in sorted(shared)]
+        row["attack avg"] = sum(values) / len(values) if values else None
     columns = ["training", "clean"] + sorted({c for r in rows for c in r} - {"training", "clean", "attack avg"}) + ["attack avg"]
     out = []
     for row, ci in zip(rows, intervals):
