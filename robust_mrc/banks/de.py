@@ -42,6 +42,7 @@ from pathlib import Path
 from omegaconf import DictConfig, open_dict
 
 from robust_mrc.attacks.mc.distractors import filter_spans
+from robust_mrc.attacks.text import WORD_RE
 from robust_mrc.banks import BankError
 from robust_mrc.banks.cli import compose, parse_splits, split_arguments
 from robust_mrc.banks.span_data import query_example, write_span_data
@@ -71,7 +72,7 @@ def span_text(text: str) -> str:
 def dangling(text: str) -> bool:
     """True when a span of two or more words ends on a word that needs one after it (:data:`DANGLING`),
     or the span is a lone letter (a speaker's tag without its colon: "F")."""
-    words = re.findall(r"[\w']+", text)
+    words = WORD_RE.findall(text)
     if len(words) == 1 and len(words[0]) == 1 and words[0].isalpha():
         return True
     return len(words) >= 2 and not text.rstrip().endswith((".", "!", "?")) and words[-1].lower() in DANGLING

@@ -31,22 +31,22 @@ def replace_words(text: str, rng, nb, rate: float, k: int, protect=lambda s, e: 
     order = list(range(len(eligible)))
     rng.shuffle(order)
     chosen: dict[int, str] = {}
-    start = 0
-    while len(chosen) < target and start < len(order):
-        # the neighbours of the next words in the walk, a few more than still needed, in one lookup
-        # (a vector backend's matrix product): not the whole passage's, most of which go unused
-        chunk = order[start : start + (target - len(chosen)) + 4]
-        start += len(chunk)
-        nb.prefetch([eligible[j][2] for j in chunk])
-        for j in chunk:
-            if len(chosen) >= target:
-                break
-            s, e, w = eligible[j]
-            cands = [c for c in nb.neighbours(w.lower(), max(k, 1)) if c.isalpha() and c != w.lower()]
-            if not cands:
-                continue
-            new = cands[0] if k <= 1 else rng.choice(cands[:k])
-            chosen[j] = match_case(w, new)
+    looked_up = 0  # order[:looked_up] has been prefetched
+    for pos, j in enumerate(order):
+        if len(chosen) >= target:
+            break
+        if pos == looked_up:
+            # the neighbours of the next words in the walk, a few more than still needed, in one lookup
+            # (a vector backend's matrix product): not the whole passage's, most of which go unused
+            chunk = order[pos : pos + (target - len(chosen)) + 4]
+            nb.prefetch([eligible[i][2] for i in chunk])
+            looked_up += len(chunk)
+        s, e, w = eligible[j]
+        cands = [c for c in nb.neighbours(w.lower(), max(k, 1)) if c.isalpha() and c != w.lower()]
+        if not cands:
+            continue
+        new = cands[0] if k <= 1 else rng.choice(cands[:k])
+        chosen[j] = match_case(w, new)
     parts, last, edits = [], 0, []
     for j in sorted(chosen):
         s, e, w = eligible[j]
