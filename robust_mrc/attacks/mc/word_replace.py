@@ -28,19 +28,13 @@ def replace_words(text: str, rng, nb, rate: float, k: int, protect=lambda s, e: 
     target = round(rate * len([1 for s, e, w in spans if not protect(s, e)]))
     if target <= 0 or not eligible:
         return text, 0, []
+    nb.prefetch([w for _, _, w in eligible])
     order = list(range(len(eligible)))
     rng.shuffle(order)
     chosen: dict[int, str] = {}
-    looked_up = 0  # order[:looked_up] has been prefetched
-    for pos, j in enumerate(order):
+    for j in order:
         if len(chosen) >= target:
             break
-        if pos == looked_up:
-            # the neighbours of the next words in the walk, a few more than still needed, in one lookup
-            # (a vector backend's matrix product): not the whole passage's, most of which go unused
-            chunk = order[pos : pos + (target - len(chosen)) + 4]
-            nb.prefetch([eligible[i][2] for i in chunk])
-            looked_up += len(chunk)
         s, e, w = eligible[j]
         cands = [c for c in nb.neighbours(w.lower(), max(k, 1)) if c.isalpha() and c != w.lower()]
         if not cands:
