@@ -136,7 +136,7 @@ def policy_from_config(attack_cfg: Mapping[str, Any] | None, task: str, seed: in
         if task != "mc":
             raise PolicyConfigError("attack=augmented_option adds an option: it needs task=mc")
         rate, mode = 1.0, "replace"
-    attacks = build_attacks(specs, task, train_examples) if policy != "none" else []
+    attacks = build_attacks(specs, task, train_examples, training=True) if policy != "none" else []
     return AttackPolicy(
         name=str(cfg.get("name", policy)),
         policy=policy,

@@ -6,8 +6,11 @@ Training policies, robust validation, evaluation suites and the attacks command 
     >>> attacked, changed = attack_example(attack, example, seed=0, epoch=0)
     >>> result = attack_examples(attack, test_set, seed=0)      # result.examples, result.fallbacks
 
-An attack spec is ``"name"`` or ``{"name": ..., "params": {...}}`` (the entries of the ``attack``
-and ``suite`` config groups). :func:`build_attack` checks the parameters against the attack's
+An attack spec is ``"name"`` or ``{"name": ..., "params": {...}, "train_params": {...}}`` (the
+entries of the ``attack`` and ``suite`` config groups); ``train_params`` apply on top of ``params``
+to the training copies only (``build_attack(..., training=True)``, what the training policies
+call), so the attacked validation / test sets made from the same entry follow ``params`` alone.
+:func:`build_attack` checks the parameters against the attack's
 declared ones and runs its declared preparation hook (:meth:`~robust_mrc.attacks.base.Attack.prepare`)
 with the data beside it: the one rule by which a pool attack gets its pool (its ``pool=``
 parameter, else the options of ``pool_examples``) and a bank attack its bank.
@@ -39,6 +42,7 @@ class AttackSpec:
 
     name: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    train_params: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, entry: str | Mapping[str, Any] | AttackSpec) -> AttackSpec:
@@ -48,10 +52,12 @@ class AttackSpec:
             return cls(entry)
         if not isinstance(entry, Mapping) or not entry.get("name"):
             raise AttackSpecError(f"an attack entry needs a name: {entry!r} (write {{name: charswap, params: {{}}}})")
-        unknown = sorted(set(entry) - {"name", "params"})
+        unknown = sorted(set(entry) - {"name", "params", "train_params"})
         if unknown:
-            raise AttackSpecError(f"attack entry {entry.get('name')!r} has unknown key(s) {unknown}; it takes name and params")
-        return cls(str(entry["name"]), dict(entry.get("params") or {}))
+            raise AttackSpecError(
+                f"attack entry {entry.get('name')!r} has unknown key(s) {unknown}; it takes name, params and train_params"
+            )
+        return cls(str(entry["name"]), dict(entry.get("params") or {}), dict(entry.get("train_params") or {}))
 
 
 ATTACKS_DIR = Path(__file__).resolve().parent
@@ -68,18 +74,22 @@ def attacks_code_digest(root: Path = ATTACKS_DIR) -> str:
     return h.hexdigest()
 
 
-def build_attack(spec: str | Mapping[str, Any] | AttackSpec, task: str, pool_examples: Sequence | None = None) -> Attack:
-    """The attack of ``spec`` for ``task``, prepared with ``pool_examples`` (see the module doc)."""
+def build_attack(
+    spec: str | Mapping[str, Any] | AttackSpec, task: str, pool_examples: Sequence | None = None, training: bool = False
+) -> Attack:
+    """The attack of ``spec`` for ``task``, prepared with ``pool_examples`` (see the module doc);
+    ``training`` adds the spec's ``train_params``."""
     spec = AttackSpec.parse(spec)
+    params = {**spec.params, **spec.train_params} if training else dict(spec.params)
     try:
-        attack = get_attack(spec.name, task, **dict(spec.params))
+        attack = get_attack(spec.name, task, **params)
     except TypeError as err:  # an undeclared parameter
         raise AttackSpecError(str(err)) from None
     return attack.setup(AttackContext(task, pool_examples))
 
 
-def build_attacks(specs: Iterable | None, task: str, pool_examples: Sequence | None = None) -> list[Attack]:
-    return [build_attack(spec, task, pool_examples) for spec in specs or []]
+def build_attacks(specs: Iterable | None, task: str, pool_examples: Sequence | None = None, training: bool = False) -> list[Attack]:
+    return [build_attack(spec, task, pool_examples, training) for spec in specs or []]
 
 
 def attack_example(attack: Attack, example, seed: int, epoch: int = 0):

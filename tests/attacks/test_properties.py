@@ -82,6 +82,8 @@ SPAN_CASES = [
     ("word_noise", {"spare": "span"}),
     ("char_noise", {"spare": "sentence"}),
     ("word_noise", {"spare": "sentence"}),
+    ("char_noise", {"spare": "none"}),
+    ("word_noise", {"spare": "none"}),
 ]
 
 
@@ -108,8 +110,12 @@ def test_span_offsets_and_added_text(ex, seed):
             continue
         # SpanExample validates offsets itself; check explicitly as well
         for old, a in zip(ex.answers, new.answers):
-            assert a.text == old.text and new.context[a.start : a.end] == a.text
-        if name in ("char_noise", "word_noise") and kw.get("spare") == "span":
+            assert new.context[a.start : a.end] == a.text
+            if kw.get("spare") == "none":  # training copies: the answer noised where it was
+                assert name == "word_noise" or (a.start == old.start and len(a.text) == len(old.text))
+            else:
+                assert a.text == old.text
+        if name in ("char_noise", "word_noise") and kw.get("spare") in ("span", "none"):
             continue  # the answers (checked above) are all that must stay
         if name in ("char_noise", "word_noise"):  # spare="sentence": the answer sentences stay
             for s, e in answer_sentences(ex):

@@ -70,6 +70,8 @@ def test_squad_span_attacks(squad, wordnet_ok):
         ("word_noise", {}),
         ("char_noise", {"spare": "sentence"}),
         ("word_noise", {"spare": "sentence"}),
+        ("char_noise", {"spare": "none"}),
+        ("word_noise", {"spare": "none"}),
     ]:
         pairs = _run(get_attack(name, "span", **kw), squad)
         done = [(e, n) for e, n in pairs if n is not None]
@@ -77,7 +79,9 @@ def test_squad_span_attacks(squad, wordnet_ok):
         for e, n in done:
             for a in n.answers:
                 assert n.context[a.start : a.end] == a.text
-            if name.endswith("noise") and kw:  # spare="sentence"
+            if kw.get("spare") == "none":  # the answers noised too, never cut
+                assert [len(a.text.split()) for a in n.answers] == [len(a.text.split()) for a in e.answers]
+            elif name.endswith("noise") and kw:  # spare="sentence"
                 for s, t in answer_sentences(e):
                     assert e.context[s:t] in n.context
             elif not name.endswith("noise"):

@@ -154,9 +154,58 @@ def test_char_noise_spare_sentence_keeps_answer_sentences(spans):
         assert not _rest_of_answer_sentence_changed(ex, new)
 
 
+def test_char_noise_spare_none_noises_the_answers_at_the_same_rate(spans):
+    """Training copies (``spare="none"``): the answer is no clean stretch in a noised context."""
+    attack = get_attack("char_noise", "span", spare="none")
+    in_answers = outside = n_in = n_out = 0
+    for ex in spans:
+        new = attack(ex, rng(ex, "char_noise"))
+        assert len(new.context) == len(ex.context)
+        check_offsets(new)
+        for old, a in zip(ex.answers, new.answers):  # same offsets, the text is what lies there now
+            assert a.start == old.start and a.text == new.context[old.start : old.end]
+        gold = {i for s, e in answer_spans(ex) for i in range(s, e)}
+        changed = [i for i in range(len(ex.context)) if new.context[i] != ex.context[i]]
+        assert len(changed) == round(0.25 * sum(1 for c in ex.context if not c.isspace()))
+        in_answers += sum(1 for i in changed if i in gold)
+        n_in += sum(1 for i in gold if not ex.context[i].isspace())
+        outside += sum(1 for i in changed if i not in gold)
+        n_out += sum(1 for i in range(len(ex.context)) if i not in gold and not ex.context[i].isspace())
+    assert in_answers > 0
+    assert abs(in_answers / n_in - outside / n_out) < 0.15, (in_answers / n_in, outside / n_out)
+
+
+def test_word_noise_spare_none_replaces_answer_words_but_never_cuts_an_answer(wordnet_ok):
+    from robust_mrc.data.examples import Answer, SpanExample
+
+    context = "The old teacher walked to the quiet village school in the morning with his students."
+    answers = [Answer("quiet village school", context.index("quiet")), Answer("ill", context.index("village") + 1)]
+    ex = SpanExample("w1", context, "Where did the teacher walk?", tuple(answers))
+    attack = get_attack("word_noise", "span", vectors="wordnet", spare="none", rate=1.0)
+    new = attack(ex, rng(ex, "word_noise"))
+    check_offsets(new)
+    whole, inner = new.answers
+    assert whole.text != "quiet village school"  # answer words are replaced too
+    assert "village" in whole.text and inner.text == "ill"  # "village" holds an answer's boundary: kept
+
+
+def test_training_copies_take_train_params_and_the_test_sets_do_not():
+    from robust_mrc.attacks.apply import build_attack
+    from robust_mrc.policies import eval_attack_specs, policy_from_config
+    from tests.helpers import make_cfg
+
+    for group in ("char_noise", "mix", "amount"):
+        cfg = make_cfg(f"attack={group}", "task=span").attack
+        trained = [a for a in policy_from_config(cfg, "span", seed=0).attacks if a.name.endswith("noise")]
+        tested = [build_attack(s, "span") for s in eval_attack_specs(cfg, "span")]
+        assert trained and all(a.spare == "none" for a in trained), group
+        assert [a.name for a in tested if a.name.endswith("noise")] == [a.name for a in trained], group
+        assert all(a.spare == "span" for a in tested if a.name.endswith("noise")), group  # the paper's test
+
+
 def test_noise_rejects_an_unknown_spare():
     for name in ("char_noise", "word_noise"):
-        with pytest.raises(ValueError, match=f"{name}.*spare must be one of span, sentence"):
+        with pytest.raises(ValueError, match=f"{name}.*spare must be one of span, sentence, none"):
             get_attack(name, "span", spare="paragraph")
 
 

@@ -25,16 +25,18 @@ def answer_spans(ex: SpanExample) -> list[tuple[int, int]]:
     return sorted({(a.start, max(a.end, a.start + 1)) for a in ex.answers})
 
 
-SPARE = ("span", "sentence")
+SPARE = ("span", "sentence", "none")
 
 
 def spared_regions(ex: SpanExample, spare: str, attack: str) -> list[tuple[int, int]]:
-    """What a noise attack leaves alone: the gold answer spans (``spare="span"``) or the sentences
-    that hold them (``spare="sentence"``)."""
+    """What a noise attack leaves alone: the gold answer spans (``spare="span"``), the sentences
+    that hold them (``spare="sentence"``) or nothing (``spare="none"``: the answers are noised too)."""
     if spare == "span":
         return answer_spans(ex)
     if spare == "sentence":
         return answer_sentences(ex)
+    if spare == "none":
+        return []
     raise ValueError(f"attack {attack!r}: spare must be one of {', '.join(SPARE)}, got {spare!r}")
 
 
@@ -54,6 +56,32 @@ def shift_answers(answers, edits) -> tuple[Answer, ...]:
     for a in answers:
         delta = sum(d for s, e, d in edits if e <= a.start)
         out.append(Answer(a.text, a.start + delta))
+    return tuple(out)
+
+
+def straddles_an_answer(ex: SpanExample):
+    """``straddles(s, e)``: True when [s, e) holds an answer boundary strictly inside it (a word
+    that is only partly in an answer: replacing it would cut the answer)."""
+    bounds = {b for a in ex.answers if a.text for b in (a.start, a.end)}
+
+    def straddles(s: int, e: int) -> bool:
+        return any(s < b < e for b in bounds)
+
+    return straddles
+
+
+def remap_answers(answers, edits, context: str) -> tuple[Answer, ...]:
+    """Answers after edits (start, end, delta) that lie wholly outside or wholly inside each of
+    them: the start moves by the edits before it, the end by those before it too, and the text is
+    what the new ``context`` holds there (an answer noised with the rest of the context)."""
+    out = []
+    for a in answers:
+        start = a.start + sum(d for s, e, d in edits if e <= a.start)
+        if not a.text:
+            out.append(Answer("", start))
+            continue
+        end = a.end + sum(d for s, e, d in edits if e <= a.end)
+        out.append(Answer(context[start:end], start))
     return tuple(out)
 
 
