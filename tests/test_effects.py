@@ -18,6 +18,12 @@ the direction of the effect on the attacked test set, with a margin:
   the test was run again and still did not show the effect (xfail; its F1 figures not recorded).
   On real SQuAD the attack hurts (docs/results.md); the targeted-training
   row there is the evidence, so this test is ``xfail`` (strict) with those numbers.
+- span QA on real SQuAD (seed 001, the same claim): a short version of docs/results.md's SQuAD
+  rows (MiniLM, the first 2,000 train questions, one epoch at length 256, validated on the first
+  300 dev questions and their AddSent version), clean against AddSent-targeted. Needs
+  ``../shared/data`` (skips without it). First run (2026-11-25, sixth session, one thread beside a
+  training, 20.5 minutes): clean F1 57.3, on AddSent 33.1; AddSent-trained 60.6 and 48.9, so the
+  margins below (5 points each) hold with room.
 """
 
 from __future__ import annotations
@@ -52,6 +58,20 @@ SPAN = [
 ]
 
 
+SQUAD = [
+    "task=span",
+    "model=minilm",
+    "data=squad_local",
+    "data.limit={train: 2000, validation: 300}",
+    "task.max_length=256",
+    "trainer.max_epochs=1",
+    "batch_size=16",
+    "num_workers=0",
+    "test_after_fit=false",
+    "attack.eval=[{name: addsent}]",
+]
+
+
 def _pair(recipe, tmp_path):
     clean = train(make_cfg(*recipe, "attack=none", f"output_dir={tmp_path / 'none'}"))
     targeted = train(make_cfg(*recipe, "attack=addsent", f"output_dir={tmp_path / 'addsent'}"))
@@ -77,3 +97,11 @@ def test_span_addsent_training_helps_on_addsent(tmp_path):
     assert clean["test/f1"] > 10, clean
     assert clean["test/addsent/f1"] < clean["test/f1"], clean  # the attack hurts the clean model
     assert targeted["test/addsent/f1"] >= clean["test/addsent/f1"] + 3, (clean, targeted)
+
+
+def test_span_addsent_training_helps_on_real_squad_addsent(tmp_path, shared_data):
+    clean, targeted = _pair(SQUAD, tmp_path)
+    assert clean["val/f1"] > 25, clean  # the clean model reads
+    assert clean["val/addsent/f1"] <= clean["val/f1"] - 5, clean  # the attack hurts it
+    assert targeted["val/addsent/f1"] >= clean["val/addsent/f1"] + 5, (clean, targeted)
+    assert targeted["val/f1"] >= clean["val/f1"] - 5, (clean, targeted)  # at little cost on clean questions
