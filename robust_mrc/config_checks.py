@@ -12,7 +12,7 @@ that do not fit ``task.max_length`` are cut by the collator and only counted in 
 
 Why not Hydra structured configs: ``data.limit`` is an integer or a mapping (a union OmegaConf
 cannot type). Each key's default has one home, a YAML file under ``conf/`` (group bases such as
-``conf/data/_base.yaml``); ``tests/test_config_keys.py`` checks that the keys the code reads are there.
+``conf/data/base/defaults.yaml``); ``tests/test_config_keys.py`` checks that the keys the code reads are there.
 """
 
 from __future__ import annotations

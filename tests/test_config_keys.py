@@ -82,14 +82,14 @@ BANK_DG_KEYS = (
     "task.max_new_tokens",
     "task.no_repeat_ngram_size",
 )
-# read by robust_mrc/data/sources.py from every data option (home: conf/data/_base.yaml)
+# read by robust_mrc/data/sources.py from every data option (home: conf/data/base/defaults.yaml)
 DATA_KEYS = ("name", "task", "source", "format", "strict", "limit", "holdout", "holdout_seed", "max_bytes", "subset")
 DATA_KEYS_BY_SOURCE = {
     "synthetic": ("n_train", "n_val", "n_test", "seed"),
     "local": ("train", "validation", "test"),
     "hub": ("hub_name", "train", "validation", "test"),
 }
-# every key the models read (home: conf/model/_base.yaml and the option); the code keeps defaults
+# every key the models read (home: conf/model/base/defaults.yaml and the option); the code keeps defaults
 # for them because a checkpoint's saved settings may lack the newer ones
 MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "cross_attention_init", "config", "trust_remote_code")
 OPTIM_KEYS = ("lr", "weight_decay", "warmup_ratio", "adam_epsilon", "betas")
@@ -104,7 +104,7 @@ TASK_KEYS = {
 
 def options(group: str) -> list[str]:
     """The options of a config group a user picks (``_base``-style files are bases, not options)."""
-    return sorted(p.stem for p in (Path(CONF) / group).glob("*.yaml") if not p.stem.startswith("_"))
+    return sorted(p.stem for p in (Path(CONF) / group).glob("*.yaml"))
 
 
 def missing(cfg: DictConfig, keys) -> list[str]:
@@ -207,9 +207,9 @@ def test_paths_and_run_directories_have_one_home():
 @pytest.mark.parametrize("group", ["data", "model"])
 def test_no_option_repeats_its_base(group):
     """A value equal to the group base's default is left to the base (one home per key)."""
-    base = _top_keys(Path(CONF) / group / "_base.yaml")
+    base = _top_keys(Path(CONF) / group / "base" / "defaults.yaml")
     for option in options(group):
         doc = _top_keys(Path(CONF) / group / f"{option}.yaml")
-        assert "_base" in str(doc.get("defaults")) or group == "data" and option == "synthetic_dg", option
+        assert "base/defaults@_here_" in str(doc.get("defaults")) or group == "data" and option == "synthetic_dg", option
         same = [k for k, v in doc.items() if k in base and v == base[k]]
         assert same == [], (option, same)

@@ -63,3 +63,13 @@ def test_holdout_splits_by_passage(shared_data):
     assert len(splits["train"]) + len(splits["validation"]) == 1436
     assert 0.1 < len(splits["validation"]) / 1436 < 0.3
     assert not {e.passage for e in splits["train"]} & {e.passage for e in splits["validation"]}
+
+
+@pytest.mark.parametrize("group", ["attack", "model", "data"])
+def test_a_wrong_choice_lists_only_real_options(group):
+    """The groups' shared bases live in ``base/``: Hydra's list of choices holds only options."""
+    with pytest.raises(Exception, match="Available options") as err:
+        make_cfg(f"{group}=no_such_option")
+    listed = str(err.value).split("Available options", 1)[1].split("Config search path")[0].split()[2:]
+    assert listed == options(group), listed
+    assert not any(o.startswith("_") or "base/" in o for o in listed)

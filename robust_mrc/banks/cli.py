@@ -92,8 +92,7 @@ def composition_problem(err: Exception) -> str:
         text += f" ({lines[1]})"
     if "Available options" in str(err):
         options = [line.strip() for line in str(err).split("Available options", 1)[1].split("Config search path")[0].splitlines()[1:]]
-        # ``_base`` files are shared defaults of a group (conf/data/_base.yaml), not choices
-        text += f"; available: {', '.join(o for o in options if o and not o.startswith('_'))}"
+        text += f"; available: {', '.join(o for o in options if o)}"
     return text
 
 

@@ -44,7 +44,7 @@ def check_task(data_cfg: Mapping[str, Any], task: str) -> None:
 def load_splits(data_cfg: Mapping[str, Any], task: str, seed: int = 0) -> dict[str, list]:
     """Examples for train / validation / test (a split may be empty)."""
     check_task(data_cfg, task)
-    source = data_cfg["source"]  # the keys read here: the data option, defaults in conf/data/_base.yaml
+    source = data_cfg["source"]  # the keys read here: the data option, defaults in conf/data/base/defaults.yaml
     if source == "synthetic":
         from robust_mrc.data.synthetic import synthetic_splits
 
