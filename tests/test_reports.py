@@ -72,3 +72,36 @@ def test_compare_reads_evaluation_reports_named_by_the_training_policy(tmp_path)
     with_ci = main([*dirs, "--ci"])
     assert "70.0 [65.0, 75.0]" in with_ci
     assert "mean of" not in main([*dirs, "--no-seed-means"])
+
+
+def test_two_runs_of_one_policy_and_seed_are_told_apart_not_averaged(tmp_path):
+    import json
+
+    from omegaconf import OmegaConf
+
+    dirs = []
+    for run_name, adv in (("char_noise_s42", 80.0), ("char_noise_v2_s42", 55.0)):  # a variant, same seed
+        run = tmp_path / run_name
+        (run / "checkpoints").mkdir(parents=True)
+        OmegaConf.save(OmegaConf.create({"attack": {"name": "char_noise"}, "task": {"name": "span"}, "seed": 42}), run / "config.yaml")
+        ev = tmp_path / f"eval_{run_name}"
+        ev.mkdir()
+        sets = {"clean": {"n": 10, "f1": 72.0}, "char_noise": {"n": 10, "f1": adv}}
+        models = {"m": {"ckpt": str(run / "checkpoints" / "best.ckpt"), "sets": sets}}
+        (ev / "report.json").write_text(json.dumps({"task": "span", "split": "validation", "primary": "f1", "models": models}))
+        dirs.append(str(ev))
+    lines = [line for line in main(dirs).splitlines() if line.startswith("| ")][1:]
+    names = [line.split("|")[1].strip() for line in lines]
+    assert names == ["char_noise s42 [char_noise_s42]", "char_noise s42 [char_noise_v2_s42]"]
+    # a second evaluation of one run (another set) joins that run's row
+    extra = tmp_path / "eval_more"
+    extra.mkdir()
+    models = {
+        "m": {
+            "ckpt": str(tmp_path / "char_noise_v2_s42" / "checkpoints" / "best.ckpt"),
+            "sets": {"clean": {"n": 10, "f1": 72.0}, "word_noise": {"n": 10, "f1": 66.0}},
+        }
+    }
+    (extra / "report.json").write_text(json.dumps({"task": "span", "split": "validation", "primary": "f1", "models": models}))
+    lines = [line for line in main([*dirs, str(extra)]).splitlines() if line.startswith("| ")]
+    assert len(lines) == 3 and "word_noise" in lines[0] and "66.0" in lines[2] and "55.0" in lines[2]

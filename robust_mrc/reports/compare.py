@@ -4,7 +4,7 @@ A directory is a training run (``metrics.json`` and ``config.yaml``, written by 
 evaluation (``report.json``, written by ``evaluate``: one row per evaluated model, named by the
 attack policy its checkpoint was trained with, read from the training run's ``config.yaml``). A
 row per run (two runs of one policy are told apart by their seeds, and followed by their mean and
-range over seeds), a column per evaluation set
+range over seeds; two runs of one policy *and* seed by their run directories, with no mean), a column per evaluation set
 (clean first, then each attack, then the average over attacks), values of one metric (``acc`` for
 multiple choice, ``f1`` / ``em`` for span QA) from one stage (``test``, or ``val`` when a run has
 no test metrics); ``--ci`` adds the 95 % bootstrap interval an evaluation report holds.
@@ -40,8 +40,9 @@ def _training_name(ckpt: str | None, default: str) -> str:
     return f"{name} s{OmegaConf.select(cfg, 'seed', default='?')}"
 
 
-def load_evaluation(run_dir: str | Path, ci: bool = False) -> list[tuple[str, str, dict]]:
-    """(row name, task, metrics) per model of an evaluation directory (``report.json``)."""
+def load_evaluation(run_dir: str | Path, ci: bool = False) -> list[tuple[str, str, dict, str]]:
+    """(row name, task, metrics, training run's directory name) per model of an evaluation
+    directory (``report.json``)."""
     report = json.loads((Path(run_dir) / "report.json").read_text())
     stage = "val" if report["split"] == "validation" else report["split"]
     rows = []
@@ -56,12 +57,40 @@ def load_evaluation(run_dir: str | Path, ci: bool = False) -> list[tuple[str, st
                 elif ci and key == "ci95":  # {metric: [lo, hi]}, or [lo, hi] of the primary metric
                     value = value if isinstance(value, dict) else {report["primary"]: value}
                     metrics.update({f"{prefix}{k}~ci": v for k, v in value.items()})
-        rows.append((_training_name(ckpt, model), report["task"], metrics))
+        rows.append((_training_name(ckpt, model), report["task"], metrics, _run_label(ckpt, model)))
     return rows
 
 
-def load_run(run_dir: str | Path) -> tuple[str, str, dict]:
-    """(row name, task, metrics) of a training run directory."""
+def _run_label(ckpt: str | None, default: str) -> str:
+    """The training run's directory name (``runs/<name>/checkpoints/best.ckpt``): tells apart two
+    runs that share a policy and a seed."""
+    return Path(ckpt).parent.parent.name if ckpt else default
+
+
+def merge_evaluations(loaded: list[tuple[str, str, dict, str]]) -> list[tuple[str, str, dict, str]]:
+    """One row per training run: the sets of several evaluation directories of one checkpoint
+    (one run directory) join in one row (a later directory's value of a set wins)."""
+    merged: dict[tuple[str, str], tuple[str, str, dict, str]] = {}
+    for name, task, metrics, label in loaded:
+        key = (name, label)
+        if key in merged:
+            merged[key][2].update(metrics)
+        else:
+            merged[key] = (name, task, dict(metrics), label)
+    return list(merged.values())
+
+
+def distinct_names(names: list[str], labels: list[str]) -> list[str]:
+    """``names``, where two or more rows share one, followed by their ``[label]``: two runs of one
+    policy and one seed (a variant of the policy, a rerun) are not two seeds, and get no mean row."""
+    counts: dict[str, int] = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    return [f"{n} [{label}]" if counts[n] > 1 else n for n, label in zip(names, labels)]
+
+
+def load_run(run_dir: str | Path) -> tuple[str, str, dict, str]:
+    """(row name, task, metrics, directory name) of a training run directory."""
     run_dir = Path(run_dir)
     metrics_path = run_dir / "metrics.json"
     if not metrics_path.is_file():
@@ -72,7 +101,7 @@ def load_run(run_dir: str | Path) -> tuple[str, str, dict]:
         cfg = OmegaConf.load(run_dir / "config.yaml")
         name = str(OmegaConf.select(cfg, "attack.name", default=name))
         task = str(OmegaConf.select(cfg, "task.name", default=task))
-    return name, task, metrics
+    return name, task, metrics, run_dir.name
 
 
 def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None = None, seed_means: bool = True) -> list[dict]:
@@ -153,7 +182,9 @@ def main(argv: list[str] | None = None) -> str:
     for r in args.runs:
         loaded += load_evaluation(r, args.ci) if (Path(r) / "report.json").is_file() else [load_run(r)]
     metric = args.metric or ("f1" if loaded[0][1] == "span" else "acc")
-    table = format_table(comparison_rows([(n, m) for n, _, m in loaded], metric, args.stage, not args.no_seed_means))
+    loaded = merge_evaluations(loaded)
+    names = distinct_names([n for n, *_ in loaded], [label for *_, label in loaded])
+    table = format_table(comparison_rows([(n, m) for n, (_, _, m, _) in zip(names, loaded)], metric, args.stage, not args.no_seed_means))
     print(table)
     if args.out:
         atomic_write_bytes(Path(args.out), table.encode())
