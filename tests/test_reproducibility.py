@@ -65,8 +65,8 @@ RECORDED = {
         },
     },
     ("task=span", "attack=mix"): {
-        "epoch0": "f47f1058260aa22f/word_noise:attacked,word_noise:attacked,word_noise:attacked",
-        "epoch1": "1ef3fd298f5cf4d9/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch0": "f413be3ceb8d471b/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch1": "011e19101b9053bb/word_noise:attacked,word_noise:attacked,word_noise:attacked",
         "validation": {
             "clean": "8cacb5f9a33c349b",
             "addsent": "babb211bbd06478b",
@@ -81,8 +81,8 @@ RECORDED = {
         "validation": {"clean": "ead6a9f8f4b5acd4", "magnet": "fec79c094398f5dc"},
     },
     ("task=span", "attack=amount", "attack.amount=half"): {
-        "epoch0": "c88192a698d1bc6a/clean:clean,clean:clean,char_noise:attacked",
-        "epoch1": "54fd175ff90b4d61/char_noise:attacked,char_noise:attacked,clean:clean",
+        "epoch0": "addfb21ec8414430/clean:clean,clean:clean,char_noise:attacked",
+        "epoch1": "af8499d239e5f35f/char_noise:attacked,char_noise:attacked,clean:clean",
         "validation": {"clean": "8cacb5f9a33c349b", "char_noise": "619abaa940398948"},
     },
     ("attack=magnet",): {
@@ -121,6 +121,7 @@ SUITES = {
         "addsentmod": "b2acd4694a6fb10b",
         "addcommon": "7aff88f032df6188",
         "char_noise": "3ecab2fefa062880",
+        "char_noise_all": "cb147a3552d70929",
         "word_noise": "7972be45bddd962a",
     },
 }
