@@ -105,3 +105,37 @@ def test_two_runs_of_one_policy_and_seed_are_told_apart_not_averaged(tmp_path):
     (extra / "report.json").write_text(json.dumps({"task": "span", "split": "validation", "primary": "f1", "models": models}))
     lines = [line for line in main([*dirs, str(extra)]).splitlines() if line.startswith("| ")]
     assert len(lines) == 3 and "word_noise" in lines[0] and "66.0" in lines[2] and "55.0" in lines[2]
+
+
+def test_against_gives_paired_differences_from_the_prediction_records(tmp_path):
+    import json
+
+    from omegaconf import OmegaConf
+
+    golds = {f"q{i}": ["Paris"] for i in range(20)}
+    dirs = []
+    for run_name, right in (("clean_s1", 10), ("noise_s1", 15)):  # 10 vs 15 of 20 questions right on char_noise
+        run = tmp_path / run_name
+        (run / "checkpoints").mkdir(parents=True)
+        OmegaConf.save(OmegaConf.create({"attack": {"name": run_name[:-3]}, "task": {"name": "span"}, "seed": 1}), run / "config.yaml")
+        ev = tmp_path / f"eval_{run_name}"
+        preds = ev / "predictions" / "m"
+        preds.mkdir(parents=True)
+        for set_name, n_right in (("clean", 20), ("char_noise", right)):
+            records = {q: {"pred": "Paris" if k < n_right else "Rome", "golds": g} for k, (q, g) in enumerate(golds.items())}
+            (preds / f"{set_name}.json").write_text(json.dumps(records))
+        sets = {"clean": {"n": 20, "f1": 100.0}, "char_noise": {"n": 20, "f1": 5.0 * right}}
+        models = {"m": {"ckpt": str(run / "checkpoints" / "best.ckpt"), "sets": sets}}
+        report = {"task": "span", "split": "validation", "primary": "f1", "metric": "squad_v1", "models": models}
+        (ev / "report.json").write_text(json.dumps(report))
+        dirs.append(str(ev))
+    out = main([*dirs, "--against", "clean s1"])
+    diff = [line for line in out.split("Difference against", 1)[1].splitlines() if line.startswith("| noise s1")]
+    cells = [c.strip() for c in diff[0].split("|")[2:-1]]
+    assert cells[0] == "+0.0 [+0.0, +0.0]"  # clean: the same answers
+    value, interval = cells[1].split(" ", 1)
+    assert value == "+25.0"  # 5 more questions of 20 right
+    lo, hi = (float(x) for x in interval.strip("[]").split(", "))
+    assert 0 < lo < 25 < hi <= 50
+    with pytest.raises(ValueError, match="no such row"):
+        main([*dirs, "--against", "nothing s9"])

@@ -3,14 +3,17 @@
 A directory is a training run (``metrics.json`` and ``config.yaml``, written by ``train``) or an
 evaluation (``report.json``, written by ``evaluate``: one row per evaluated model, named by the
 attack policy its checkpoint was trained with, read from the training run's ``config.yaml``). A
-row per run (two runs of one policy are told apart by their seeds, and followed by their mean and
-range over seeds; two runs of one policy *and* seed by their run directories, with no mean), a column per evaluation set
+row per training run (the evaluation directories of one checkpoint join in its row; two runs of
+one policy are told apart by their seeds and followed by their mean and range over seeds; two runs
+of one policy *and* seed by their run directories, with no mean), a column per evaluation set
 (clean first, then each attack, then the average over attacks), values of one metric (``acc`` for
 multiple choice, ``f1`` / ``em`` for span QA) from one stage (``test``, or ``val`` when a run has
-no test metrics); ``--ci`` adds the 95 % bootstrap interval an evaluation report holds.
+no test metrics); ``--ci`` adds the 95 % bootstrap interval an evaluation report holds;
+``--against ROW`` adds a table of each row minus that one, per set, with a paired bootstrap
+interval over the questions both were evaluated on (from the evaluations' prediction records).
 
     python -m robust_mrc.reports.compare outputs/clean outputs/addsent outputs/mix --out table6.md
-    python -m robust_mrc.reports.compare outputs/eval/clean outputs/eval/mix --ci
+    python -m robust_mrc.reports.compare outputs/eval/clean outputs/eval/mix --ci --against "none s1"
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ def load_evaluation(run_dir: str | Path, ci: bool = False) -> list[tuple[str, st
     directory (``report.json``)."""
     report = json.loads((Path(run_dir) / "report.json").read_text())
     stage = "val" if report["split"] == "validation" else report["split"]
+    scorer = report.get("metric", "squad_v1")  # the span scorer (reports before it was stored: SQuAD's)
     rows = []
     for model, entry in report["models"].items():
         ckpt = entry.get("ckpt") if isinstance(entry.get("ckpt"), str) else None
@@ -57,6 +61,11 @@ def load_evaluation(run_dir: str | Path, ci: bool = False) -> list[tuple[str, st
                 elif ci and key == "ci95":  # {metric: [lo, hi]}, or [lo, hi] of the primary metric
                     value = value if isinstance(value, dict) else {report["primary"]: value}
                     metrics.update({f"{prefix}{k}~ci": v for k, v in value.items()})
+        for set_name in entry["sets"]:  # where the per-question records lie (for --against)
+            metrics[f"{stage}/{set_name}~records"] = (
+                str(Path(run_dir) / "predictions" / model.replace("/", "__") / f"{set_name}.json"),
+                scorer,
+            )
         rows.append((_training_name(ckpt, model), report["task"], metrics, _run_label(ckpt, model)))
     return rows
 
@@ -137,6 +146,51 @@ def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None
     return out
 
 
+def paired_differences(named: list[tuple[str, dict]], base: str, metric: str, stage: str | None = None) -> list[dict]:
+    """Rows ``{"training": name, set: "d [lo, hi]"}``: each run's ``metric`` minus the ``base`` run's
+    on the questions both answered, with the 95 % interval of a paired bootstrap over those
+    questions (the same resampled questions for both models; seed 0). Only sets both runs have
+    per-question records of (evaluation directories); ``-`` elsewhere. A model-in-the-loop set holds
+    each model's own attacked version of a question: there the pairing is by question."""
+    from robust_mrc.reports.intervals import bootstrap_ci, question_scores
+
+    runs = dict(named)
+    if base not in runs:
+        raise ValueError(f"--against {base!r}: no such row (rows: {', '.join(runs)})")
+
+    def scores(metrics: dict, set_name: str, st: str) -> dict[str, float] | None:
+        found = metrics.get(f"{st}/{set_name}~records")
+        if not found or not Path(found[0]).is_file():
+            return None
+        records = json.loads(Path(found[0]).read_text())
+        values = question_scores(records, metric, found[1])
+        return dict(zip(records, values)) if values is not None else None
+
+    def sets_of(metrics: dict, st: str) -> list[str]:
+        return [k[len(st) + 1 : -len("~records")] for k in metrics if k.startswith(f"{st}/") and k.endswith("~records")]
+
+    base_metrics = runs[base]
+    st = stage or ("test" if any(k.startswith("test/") for k in base_metrics) else "val")
+    columns = sets_of(base_metrics, st)
+    out = []
+    for name, metrics in named:
+        if name == base:
+            continue
+        row: dict = {"training": f"{name} - {base}"}
+        for set_name in columns:
+            a, b = scores(metrics, set_name, st), scores(base_metrics, set_name, st)
+            shared = [i for i in (a or {}) if i in (b or {})]
+            if not shared:
+                row[set_name] = "-"
+                continue
+            diffs = [a[i] - b[i] for i in shared]
+            lo, hi = bootstrap_ci(diffs)
+            fmt = "{:+.3f}" if metric == "acc" else "{:+.1f}"
+            row[set_name] = f"{fmt.format(sum(diffs) / len(diffs))} [{fmt.format(lo)}, {fmt.format(hi)}]"
+        out.append(row)
+    return out
+
+
 def _cell(value, interval, metric: str):
     """A value in the metric's precision (F1 / EM: 1 decimal, accuracy: 3), ``-`` when missing,
     ``value [lo, hi]`` with an interval."""
@@ -177,6 +231,12 @@ def main(argv: list[str] | None = None) -> str:
     p.add_argument("--stage", default=None, choices=["val", "test"])
     p.add_argument("--out", default=None, help="also write the table here (Markdown)")
     p.add_argument("--no-seed-means", action="store_true", help="no mean / range rows for policies run with several seeds")
+    p.add_argument(
+        "--against",
+        default=None,
+        metavar="ROW",
+        help='also a table of each row minus this one ("none s42"), paired 95%% bootstrap intervals',
+    )
     args = p.parse_args(argv)
     loaded = []
     for r in args.runs:
@@ -184,7 +244,11 @@ def main(argv: list[str] | None = None) -> str:
     metric = args.metric or ("f1" if loaded[0][1] == "span" else "acc")
     loaded = merge_evaluations(loaded)
     names = distinct_names([n for n, *_ in loaded], [label for *_, label in loaded])
-    table = format_table(comparison_rows([(n, m) for n, (_, _, m, _) in zip(names, loaded)], metric, args.stage, not args.no_seed_means))
+    named = [(n, m) for n, (_, _, m, _) in zip(names, loaded)]
+    table = format_table(comparison_rows(named, metric, args.stage, not args.no_seed_means))
+    if args.against:
+        table += f"\n\nDifference against {args.against} (paired 95 % bootstrap interval over the questions both have):\n\n"
+        table += format_table(paired_differences(named, args.against, metric, args.stage))
     print(table)
     if args.out:
         atomic_write_bytes(Path(args.out), table.encode())

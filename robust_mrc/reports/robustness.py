@@ -159,6 +159,7 @@ def build_report(
         "split": split,
         "data": data,
         "primary": primary,
+        "metric": metric,
         "seed": seed,
         "models": {},
         "sets": {},
