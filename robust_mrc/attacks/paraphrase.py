@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 
 from robust_mrc.attacks.base import Attack, AttackUnavailable, register
-from robust_mrc.attacks.span.common import answer_sentences, shift_answers
+from robust_mrc.attacks.span.common import protector, remap_answers
 from robust_mrc.attacks.text import sentence_spans
 
 NO_PARAPHRASER = (
@@ -83,9 +83,8 @@ class ParaphraseSpan(_Paraphrase):
 
     def apply(self, ex, rng):
         fn = _load(self.paraphraser)
-        protected = answer_sentences(ex)
-        skip = lambda s, e: any(s < pe and e > ps for ps, pe in protected)  # noqa: E731
-        context, edits = paraphrase_text(ex.context, fn, skip)
+        context, edits = paraphrase_text(ex.context, fn, protector(ex))  # the answer sentences stay
         if context == ex.context:
             return None
-        return ex.replace(attack=self.name, detail="context paraphrased", context=context, answers=shift_answers(ex.answers, edits))
+        answers = remap_answers(ex.answers, edits, context)
+        return ex.replace(attack=self.name, detail="context paraphrased", context=context, answers=answers)

@@ -50,15 +50,6 @@ def protector(ex: SpanExample, spans: list[tuple[int, int]] | None = None):
     return protect
 
 
-def shift_answers(answers, edits) -> tuple[Answer, ...]:
-    """Move answers after edits (start, end, delta) made *outside* them, in original coordinates."""
-    out = []
-    for a in answers:
-        delta = sum(d for s, e, d in edits if e <= a.start)
-        out.append(Answer(a.text, a.start + delta))
-    return tuple(out)
-
-
 def straddles_an_answer(ex: SpanExample):
     """``straddles(s, e)``: True when [s, e) holds an answer boundary strictly inside it (a word
     that is only partly in an answer: replacing it would cut the answer)."""
@@ -71,9 +62,10 @@ def straddles_an_answer(ex: SpanExample):
 
 
 def remap_answers(answers, edits, context: str) -> tuple[Answer, ...]:
-    """Answers after edits (start, end, delta) that lie wholly outside or wholly inside each of
-    them: the start moves by the edits before it, the end by those before it too, and the text is
-    what the new ``context`` holds there (an answer noised with the rest of the context)."""
+    """Answers after edits (start, end, delta, in the original text's coordinates) that lie wholly
+    outside or wholly inside each of them: the start moves by the edits before it, the end by those
+    before it too, and the text is what the new ``context`` holds there (unchanged when every edit
+    lies outside the answer; the noised text when the answer was noised with the rest)."""
     out = []
     for a in answers:
         start = a.start + sum(d for s, e, d in edits if e <= a.start)
