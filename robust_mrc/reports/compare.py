@@ -22,6 +22,7 @@ import argparse
 import json
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 from omegaconf import OmegaConf
@@ -92,9 +93,7 @@ def merge_evaluations(loaded: list[tuple[str, str, dict, str]]) -> list[tuple[st
 def distinct_names(names: list[str], labels: list[str]) -> list[str]:
     """``names``, where two or more rows share one, followed by their ``[label]``: two runs of one
     policy and one seed (a variant of the policy, a rerun) are not two seeds, and get no mean row."""
-    counts: dict[str, int] = {}
-    for n in names:
-        counts[n] = counts.get(n, 0) + 1
+    counts = Counter(names)
     return [f"{n} [{label}]" if counts[n] > 1 else n for n, label in zip(names, labels)]
 
 
@@ -171,14 +170,14 @@ def paired_differences(named: list[tuple[str, dict]], base: str, metric: str, st
 
     base_metrics = runs[base]
     st = stage or ("test" if any(k.startswith("test/") for k in base_metrics) else "val")
-    columns = sets_of(base_metrics, st)
+    base_scores = {set_name: scores(base_metrics, set_name, st) for set_name in sets_of(base_metrics, st)}  # read once
     out = []
     for name, metrics in named:
         if name == base:
             continue
         row: dict = {"training": f"{name} - {base}"}
-        for set_name in columns:
-            a, b = scores(metrics, set_name, st), scores(base_metrics, set_name, st)
+        for set_name, b in base_scores.items():
+            a = scores(metrics, set_name, st)
             shared = [i for i in (a or {}) if i in (b or {})]
             if not shared:
                 row[set_name] = "-"
