@@ -237,6 +237,7 @@ def _check_trainer(c: _Checker) -> None:
 
 def _check_train(c: _Checker) -> None:
     c.integer("batch_size", 1)
+    c.integer("checkpoint_every_n_steps", 1, null=True)
     for key in ("group_by_length", "test_after_fit", "record_train_items"):
         c.boolean(key)
     c.text("ckpt_path")

@@ -77,6 +77,11 @@ def resolve_resume(ckpt_path: str | None, ckpt_dir: Path, hpc_dir: Path | None =
 # (robust_mrc.models.base.gather_by_id), so each example counts once and every rank logs the same.
 _DDP_EVAL_WARNINGS = (r"Using `DistributedSampler` with the dataloaders", r"It is recommended to use `self\.log\(.*sync_dist=True")
 
+# Lightning warns on a resume from a checkpoint written within an epoch unless the loader is
+# stateful; QADataModule.batches_done goes on with the epoch's remaining batches instead (except
+# under DDP without group_by_length, where Lightning's DistributedSampler starts the epoch again)
+_MID_EPOCH_WARNING = r"You're resuming from a checkpoint that ended before the epoch ended"
+
 
 def monitor_mode(monitor: str) -> str:
     """How the checkpoint metric improves: ``min`` for a loss (``val/loss`` of task=dg), else ``max``."""
@@ -126,6 +131,15 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     # requeued or resumed run would go back to the best epoch instead of the last one
     last = pl.callbacks.ModelCheckpoint(dirpath=str(ckpt_dir), filename="last", monitor=None, save_top_k=1, enable_version_counter=False)
     callbacks: list = [checkpoint, last, AttackCounts(), RandomStateCheckpoint()]
+    if cfg.get("checkpoint_every_n_steps"):
+        # the same last.ckpt within epochs too; a resume goes on with the rest of that epoch's
+        # batches (QADataModule.batches_done) and the saved random state
+        every = int(cfg.checkpoint_every_n_steps)
+        callbacks.append(
+            pl.callbacks.ModelCheckpoint(
+                dirpath=str(ckpt_dir), filename="last", monitor=None, save_top_k=1, every_n_train_steps=every, enable_version_counter=False
+            )
+        )
     if cfg.record_train_items:
         callbacks.append(TrainItemLog(out / "train_items"))
     loggers = build_loggers(cfg, out)
@@ -137,6 +151,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         with warnings.catch_warnings():
             for pattern in _DDP_EVAL_WARNINGS:
                 warnings.filterwarnings("ignore", message=pattern)
+            if cfg.group_by_length or trainer.world_size == 1:  # the data module resumes within the epoch
+                warnings.filterwarnings("ignore", message=_MID_EPOCH_WARNING)
             trainer.fit(module, datamodule=datamodule, ckpt_path=resume, weights_only=True)
 
             best = checkpoint.best_model_path or None

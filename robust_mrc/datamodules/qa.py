@@ -26,7 +26,7 @@ from robust_mrc.data.sources import load_splits
 from robust_mrc.datamodules import generation, mc, span
 from robust_mrc.datamodules.datasets import AttackedDataset, ExampleDataset, PolicyDataset, TaggedCollator
 from robust_mrc.datamodules.lengths import LengthLine, TokenCounter, fit_attack_lengths
-from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler
+from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler, SkipFirst
 from robust_mrc.policies import AttackPolicy, eval_attack_specs, policy_from_config
 
 log = logging.getLogger(__name__)
@@ -185,7 +185,7 @@ class QADataModule(pl.LightningDataModule):
         return out
 
     # -- loaders ------------------------------------------------------------------------
-    def _loader(self, dataset: Dataset, batch_size: int, sampler, collate_fn=None, persistent: bool = True) -> DataLoader:
+    def _loader(self, dataset: Dataset, batch_size: int, sampler, collate_fn=None, persistent: bool = True, generator=None) -> DataLoader:
         return DataLoader(
             dataset,
             batch_size=batch_size,
@@ -193,6 +193,7 @@ class QADataModule(pl.LightningDataModule):
             collate_fn=collate_fn or self.collator,
             num_workers=self.num_workers,
             persistent_workers=persistent and self.num_workers > 0,
+            generator=generator,
         )
 
     def current_epoch(self) -> int:
@@ -221,9 +222,32 @@ class QADataModule(pl.LightningDataModule):
                 sampler = LengthGroupedSampler(lengths, self.batch_size, seed=seed)
         else:  # under DDP Lightning swaps in a DistributedSampler (shuffled, seeded by the global seed)
             sampler = RandomSampler(dataset, generator=torch.Generator().manual_seed(seed))
+        # a run resumed within this epoch goes on with the batches it had not trained; asked when
+        # the loader is iterated (Lightning may build it before it restores the loops' progress)
+        n_batches = -(-len(sampler) // self.batch_size)
+        if self.group_by_length:
+            sampler.batches_to_skip = lambda: self.batches_done(n_batches)
+        elif world == 1:  # (under DDP Lightning's DistributedSampler replaces it, and starts the epoch again)
+            sampler = SkipFirst(sampler, lambda: self.batches_done(n_batches) * self.batch_size)
         collate = TaggedCollator(self.train_collator, digests=self.record_items)
-        # rebuilt every epoch when attacks are drawn afresh: persistent workers would leak
-        return self._loader(dataset, self.batch_size, sampler, collate, persistent=not self.fresh_each_epoch)
+        # rebuilt every epoch when attacks are drawn afresh: persistent workers would leak.
+        # Its own generator: the worker seed drawn by each iterator leaves the global random state
+        # (dropout) alone, so a run resumed within an epoch draws what the uninterrupted run drew.
+        generator = torch.Generator().manual_seed(seed)
+        return self._loader(dataset, self.batch_size, sampler, collate, persistent=not self.fresh_each_epoch, generator=generator)
+
+    def batches_done(self, n_batches: int) -> int:
+        """Batches of the current epoch already trained when the attached trainer resumes from a
+        checkpoint written within the epoch (``checkpoint_every_n_steps``, a SLURM requeue), so
+        that the run goes on with the rest of the epoch's batches in the same order; else 0."""
+        trainer = getattr(self, "trainer", None)
+        if trainer is None or not trainer.fit_loop.restarting:
+            return 0
+        done = int(trainer.fit_loop.epoch_loop.batch_progress.current.processed)
+        if 0 < done < n_batches:
+            log.info("resumed within epoch %d: the first %d of its %d batches are skipped", self.current_epoch(), done, n_batches)
+            return done
+        return 0
 
     def item_lengths(self, dataset: PolicyDataset) -> list[float]:
         """Estimated token length of each item of an epoch, the key of length-grouped batching:

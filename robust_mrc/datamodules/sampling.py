@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Sequence
 
 import torch
 from torch.utils.data import DistributedSampler, Sampler
@@ -42,6 +43,9 @@ class LengthGroupedSampler(Sampler[int]):
         self.num_replicas = num_replicas
         self.rank = rank
         self.epoch = 0
+        # a run resumed within an epoch: how many of this rank's batches were trained already,
+        # asked when iteration starts (after Lightning has restored the loops' progress)
+        self.batches_to_skip: Callable[[], int] | None = None
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
@@ -81,7 +85,25 @@ class LengthGroupedSampler(Sampler[int]):
         return sum(self._shard(sizes))
 
     def __iter__(self) -> Iterator[int]:
-        return iter([j for batch in self._shard(self.batches()) for j in batch])
+        """This rank's indices, batch after batch; the first ``batches_to_skip()`` batches left out
+        (``len`` stays the whole epoch's: Lightning counts the skipped batches as done)."""
+        skip = self.batches_to_skip() if self.batches_to_skip is not None else 0
+        return iter([j for batch in self._shard(self.batches())[skip:] for j in batch])
+
+
+class SkipFirst(Sampler[int]):
+    """``sampler`` without its first ``skip()`` indices (asked when iteration starts), its length
+    unchanged: the rest of an epoch that a resumed run goes on with (Lightning counts the batches
+    trained before as done)."""
+
+    def __init__(self, sampler: Sampler[int], skip: Callable[[], int]):
+        self.sampler, self.skip = sampler, skip
+
+    def __len__(self) -> int:
+        return len(self.sampler)
+
+    def __iter__(self) -> Iterator[int]:
+        return itertools.islice(iter(self.sampler), self.skip(), None)
 
 
 class DistributedLengthGroupedSampler(LengthGroupedSampler, DistributedSampler):
