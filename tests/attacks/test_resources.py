@@ -223,3 +223,33 @@ def test_vector_neighbours_are_the_same_prefetched_or_not(tmp_path, monkeypatch)
         for k in (1, 5, 25):
             assert batched.neighbours(w, k) == alone.neighbours(w, k), (w, k)
     assert len(alone.neighbours("w0", 5)) == 5 and alone.neighbours("nope", 5) == ()
+
+
+def test_vector_neighbours_table_holds_what_each_word_gets_alone(tmp_path, monkeypatch):
+    """The precomputed nearest-word table (small vocabularies) gives every word the words the
+    matrix product gives it alone, for any k; a vocabulary over the limit has no table and the
+    same answers; the table is read back from the cache, not computed again."""
+    import random
+
+    import numpy as np
+
+    from robust_mrc.attacks.resources import vectors
+
+    rnd = random.Random(1)
+    words = [f"w{i}" for i in range(700)]  # more than one block of 512 rows
+    path = tmp_path / "v.txt"
+    path.write_text("".join(f"{w} {' '.join(f'{rnd.uniform(-1, 1):.4f}' for _ in range(16))}\n" for w in words))
+    monkeypatch.setenv("ROBUST_MRC_CACHE", str(tmp_path / "cache"))
+    tabled, untabled = vectors.VectorNeighbours(path), vectors.VectorNeighbours(path, table_max_words=100)
+    assert untabled.table() is None
+    table = tabled.table()
+    assert table.shape == (700, vectors.NEAREST + 1) and (table >= 0).all()
+    for i in rnd.sample(range(700), 120):
+        alone = untabled._nearest_rows([i], vectors.NEAREST)[0]
+        assert table[i].tolist() == alone, words[i]
+        for k in (1, 5, 25):
+            assert tabled.neighbours(words[i], k) == untabled.neighbours(words[i], k) == tuple(words[j] for j in alone[:k])
+    assert tabled.neighbours("w3", 30) == untabled.neighbours("w3", 30)  # beyond the table: computed
+    # a second instance reads the cached table
+    monkeypatch.setattr(vectors.VectorNeighbours, "_nearest_rows", lambda *a: pytest.fail("table computed again"))
+    assert np.array_equal(vectors.VectorNeighbours(path).table(), table)

