@@ -57,6 +57,14 @@ sentence chosen as float32 for 20/20). Both threads (``--threads 2 --queries-exa
 queries): 27.1 one at a time, 32.9 batched, **59.5 batched in bfloat16** (40/40 the float32
 choice): the 50 queries/s target is met on this CPU with ``search_precision=bf16``, not in float32
 (MiniLM's forward pass is compute-bound here, so batching gains little).
+
+Re-measured (2026-11-26, eighth session, CPU otherwise idle, ``OMP_NUM_THREADS=1 --examples 200
+--attacks word_replace,word_noise --queries-examples 0``, 2 min): with the vector-neighbour table
+(``robust_mrc/attacks/resources/vectors.py``: each word's 25 nearest words computed once per vector
+file) mc word_replace+vectors **343.9** ex/s (was 150), word_replace (WordNet) 314.7, tokenize only
+770.3, nlpaug SynonymAug 148.6, WordEmbsAug 4.0; span word_noise 1,334, word_noise+vectors 1,462,
+tokenize only 4,801. Every row of this run meets 200/s and beats its nlpaug pair (word_replace 2.12x,
+word_noise 1.54x, the vector rows 87x / 159x).
 """
 
 from __future__ import annotations
