@@ -18,7 +18,7 @@ from lightning_fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 from pytorch_lightning.strategies import StrategyRegistry
 
-from robust_mrc.callbacks import LogProgress
+from robust_mrc.callbacks import LogProgress, RequeueOnSignal
 from robust_mrc.config_checks import ConfigError
 from robust_mrc.data.writers import OutputWriteError, atomic_write_text
 
@@ -135,11 +135,19 @@ def build_strategy(spec: Any) -> Any:
 
 
 def cluster_plugins() -> list:
-    """Under SLURM (a task started by sbatch/srun): Lightning's SLURM environment with auto-requeue.
-    On SIGUSR1 (``#SBATCH --signal=SIGUSR1@90``) Lightning saves ``hpc_ckpt_<n>.ckpt`` in the run
-    directory and runs ``scontrol requeue``; the requeued job resumes from it (``ckpt_path=last``)."""
+    """Under SLURM (a task started by sbatch/srun): Lightning's SLURM environment (ranks, master
+    address), with its requeue handler off: :func:`cluster_callbacks` does the requeue."""
     if SLURMEnvironment.detect():
-        return [SLURMEnvironment(auto_requeue=True, requeue_signal=signal.SIGUSR1)]
+        return [SLURMEnvironment(auto_requeue=False, requeue_signal=signal.SIGUSR1)]
+    return []
+
+
+def cluster_callbacks() -> list:
+    """Under SLURM: on SIGUSR1 (``#SBATCH --signal=SIGUSR1@90``) save ``hpc_ckpt_<n>.ckpt`` in the
+    run directory at the end of the training batch and ``scontrol requeue``
+    (:class:`~robust_mrc.callbacks.RequeueOnSignal`); the requeued job resumes from it."""
+    if SLURMEnvironment.detect():
+        return [RequeueOnSignal(signal.SIGUSR1)]
     return []
 
 
@@ -163,7 +171,7 @@ def build_trainer(cfg: DictConfig, out: Path, callbacks: list | None = None, log
     progress = progress_callbacks(cfg, kwargs)
     return pl.Trainer(
         default_root_dir=str(out),
-        callbacks=[*(callbacks or []), *progress],
+        callbacks=[*(callbacks or []), *progress, *cluster_callbacks()],
         logger=loggers if loggers else False,
         plugins=[AtomicCheckpointIO(), *cluster_plugins()],
         **kwargs,

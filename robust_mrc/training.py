@@ -41,10 +41,10 @@ def build_datamodule(cfg: DictConfig, tokenizer) -> QADataModule:
 
 def resolve_resume(ckpt_path: str | None, ckpt_dir: Path, hpc_dir: Path | None = None) -> str | None:
     """The checkpoint to resume from. ``last``: the newest of the run directory's
-    ``checkpoints/last.ckpt`` and the ``hpc_ckpt_<n>.ckpt`` Lightning saves in ``hpc_dir`` on a
-    SLURM requeue signal; a :class:`ConfigError` when there is none. ``last_or_new``: the same, or a
-    fresh start when there is none (the SLURM scripts: a requeued job resumes, its first start
-    starts afresh). Else a checkpoint file."""
+    ``checkpoints/last.ckpt`` and the ``hpc_ckpt_<n>.ckpt`` saved in ``hpc_dir`` on a SLURM
+    requeue signal (:class:`~robust_mrc.callbacks.RequeueOnSignal`); a :class:`ConfigError` when
+    there is none. ``last_or_new``: the same, or a fresh start when there is none (the SLURM
+    scripts: a requeued job resumes, its first start starts afresh). Else a checkpoint file."""
     if ckpt_path in (None, "", "null"):
         return None
     if ckpt_path in ("last", "last_or_new"):

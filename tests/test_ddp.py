@@ -189,22 +189,25 @@ def test_strategy_dict_builds_ddp_with_gloo_and_names_a_bad_strategy():
         build_strategy({"name": "dpp"})
 
 
-def test_slurm_tasks_get_lightnings_auto_requeue_on_sigusr1(monkeypatch):
+def test_slurm_tasks_get_the_slurm_environment_and_the_batch_end_requeue_on_sigusr1(monkeypatch):
     import signal
 
     from lightning_fabric.plugins.environments import SLURMEnvironment
 
-    from robust_mrc.runtime import cluster_plugins
+    from robust_mrc.callbacks import RequeueOnSignal
+    from robust_mrc.runtime import cluster_callbacks, cluster_plugins
 
     for key in [k for k in os.environ if k.startswith("SLURM_")]:
         monkeypatch.delenv(key)
-    assert cluster_plugins() == []
+    assert cluster_plugins() == [] and cluster_callbacks() == []
     monkeypatch.setenv("SLURM_NTASKS", "1")
     monkeypatch.setenv("SLURM_JOB_NAME", "robust-mrc")
     (env,) = cluster_plugins()
-    assert isinstance(env, SLURMEnvironment) and env.auto_requeue and env.requeue_signal == signal.SIGUSR1
+    assert isinstance(env, SLURMEnvironment) and not env.auto_requeue  # Lightning's in-handler save is off
+    (requeue,) = cluster_callbacks()
+    assert isinstance(requeue, RequeueOnSignal) and requeue.signum == signal.SIGUSR1
     monkeypatch.setenv("SLURM_JOB_NAME", "bash")  # an interactive allocation: no SLURM environment
-    assert cluster_plugins() == []
+    assert cluster_plugins() == [] and cluster_callbacks() == []
 
 
 def test_ddp_children_inherit_rank_zeros_run_dir(monkeypatch, tmp_path):
