@@ -24,6 +24,13 @@ the direction of the effect on the attacked test set, with a margin:
   ``../shared/data`` (skips without it). First run (2026-11-25, sixth session, one thread beside a
   training, 20.5 minutes): clean F1 57.3, on AddSent 33.1; AddSent-trained 60.6 and 48.9, so the
   margins below (5 points each) hold with room.
+- multiple choice on real DREAM (seed 000, Table 6's AddSent column): a short version of
+  docs/results.md's DREAM rows (experiment=dream_cpu: MiniLM, length 256, lr 5e-5; the first 1,200
+  train questions, one epoch, validated on the first 300 dev questions and their AddSent version),
+  clean against AddSent-targeted. Needs ``../shared/data``. First run (2026-11-26, ninth
+  session, one thread beside two trainings, 39 minutes): clean 0.497, on AddSent 0.223 (chance
+  0.333); AddSent-trained 0.457 and 0.350. The margins below leave about 0.04 of room on 300
+  questions (one accuracy's standard error there is about 0.029).
 """
 
 from __future__ import annotations
@@ -72,6 +79,15 @@ SQUAD = [
 ]
 
 
+DREAM = [
+    "experiment=dream_cpu",
+    "data.limit={train: 1200, validation: 300}",
+    "trainer.max_epochs=1",
+    "num_workers=0",
+    "attack.eval=[{name: addsent}]",
+]
+
+
 def _pair(recipe, tmp_path):
     clean = train(make_cfg(*recipe, "attack=none", f"output_dir={tmp_path / 'none'}"))
     targeted = train(make_cfg(*recipe, "attack=addsent", f"output_dir={tmp_path / 'addsent'}"))
@@ -105,3 +121,10 @@ def test_span_addsent_training_helps_on_real_squad_addsent(tmp_path, shared_data
     assert clean["val/addsent/f1"] <= clean["val/f1"] - 5, clean  # the attack hurts it
     assert targeted["val/addsent/f1"] >= clean["val/addsent/f1"] + 5, (clean, targeted)
     assert targeted["val/f1"] >= clean["val/f1"] - 5, (clean, targeted)  # at little cost on clean questions
+
+
+def test_mc_addsent_training_helps_on_real_dream_addsent(tmp_path, shared_data):
+    clean, targeted = _pair(DREAM, tmp_path)
+    assert clean["val/addsent/acc"] <= clean["val/acc"] - 0.05, clean  # the attack hurts the clean model
+    assert targeted["val/addsent/acc"] >= clean["val/addsent/acc"] + 0.08, (clean, targeted)
+    assert targeted["val/acc"] >= clean["val/acc"] - 0.08, (clean, targeted)  # at little cost on clean questions
