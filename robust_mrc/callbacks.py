@@ -191,10 +191,14 @@ def slurm_job_id() -> str:
     return os.environ["SLURM_JOB_ID"]
 
 
+def hpc_checkpoints(root: Path) -> dict[int, Path]:
+    """The requeue checkpoints ``hpc_ckpt_<n>.ckpt`` in ``root`` (Lightning's naming), by ``n``."""
+    return {int(m.group(1)): p for p in root.glob("hpc_ckpt_*.ckpt") if (m := re.fullmatch(r"hpc_ckpt_(\d+)\.ckpt", p.name))}
+
+
 def next_hpc_path(root: Path) -> Path:
-    """``hpc_ckpt_<n>.ckpt`` in ``root``, one past the highest ``n`` there (Lightning's naming)."""
-    taken = [int(m.group(1)) for p in root.glob("hpc_ckpt_*.ckpt") if (m := re.fullmatch(r"hpc_ckpt_(\d+)\.ckpt", p.name))]
-    return root / f"hpc_ckpt_{max(taken, default=0) + 1}.ckpt"
+    """``hpc_ckpt_<n>.ckpt`` in ``root``, one past the highest ``n`` there."""
+    return root / f"hpc_ckpt_{max(hpc_checkpoints(root), default=0) + 1}.ckpt"
 
 
 class RequeueOnSignal(pl.Callback):
@@ -244,9 +248,6 @@ class RequeueOnSignal(pl.Callback):
         log.info("SLURM requeue on %s: hpc_ckpt_<n>.ckpt at the end of the training batch, then scontrol requeue", name)
 
     def teardown(self, trainer, pl_module, stage: str) -> None:
-        self._restore()
-
-    def _restore(self) -> None:
         if self._installed:
             signal.signal(self.signum, self._previous if self._previous is not None else signal.SIG_DFL)
             self._installed = False

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc import tracking
-from robust_mrc.callbacks import AttackCounts, TrainItemLog
+from robust_mrc.callbacks import AttackCounts, TrainItemLog, hpc_checkpoints
 from robust_mrc.config_checks import ConfigError, check_config, check_lengths
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.datamodules.span import resolve_span_task
@@ -50,7 +49,7 @@ def resolve_resume(ckpt_path: str | None, ckpt_dir: Path, hpc_dir: Path | None =
     if ckpt_path in ("last", "last_or_new"):
         candidates = [ckpt_dir / "last.ckpt"]
         if hpc_dir is not None:
-            candidates += [p for p in hpc_dir.glob("hpc_ckpt_*.ckpt") if re.fullmatch(r"hpc_ckpt_\d+\.ckpt", p.name)]
+            candidates += list(hpc_checkpoints(hpc_dir).values())
         found = [p for p in candidates if p.is_file()]
         if found:
             return str(max(found, key=lambda p: p.stat().st_mtime))
