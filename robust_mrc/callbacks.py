@@ -43,13 +43,33 @@ class AttackCounts(pl.Callback):
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         counts = dict(self.counts)
         self.history[trainer.current_epoch] = counts
-        for (attack, status), n in sorted(counts.items()):
+        # Summed here, over the union of the ranks' keys, and logged unsynchronised (every rank holds
+        # the same totals). Not `log(..., sync_dist=True)` per key: a rank whose epoch lacked a key
+        # (a rare fallback) would make one all-reduce fewer than the others, and the ranks would
+        # hang at the epoch end, or pair one key's count with another's.
+        totals = sum_over_ranks(counts)
+        for (attack, status), n in sorted(totals.items()):
             key = "train/items/clean" if attack == "clean" else f"train/items/{attack}/{status}"
-            pl_module.log(key, float(n), reduce_fx="sum", sync_dist=True)
+            pl_module.log(key, float(n))
         if any(a != "clean" for a, _ in counts):
             log.info(
                 "epoch %d training items: %s", trainer.current_epoch, ", ".join(f"{a}/{s}={n}" for (a, s), n in sorted(counts.items()))
             )
+
+
+def sum_over_ranks(counts: dict) -> Counter:
+    """``counts`` summed over every rank of the process group, keys united (this rank's alone
+    without one)."""
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return Counter(counts)
+    parts: list = [None] * dist.get_world_size()
+    dist.all_gather_object(parts, counts)
+    total: Counter = Counter()
+    for part in parts:
+        total.update(part)
+    return total
 
 
 class TrainItemLog(pl.Callback):

@@ -9,8 +9,12 @@ first training batch (Lightning skips the sanity-check validation when it restar
 draws in between). Checked by ``tests/test_train.py::test_resume_with_dropout_equals_an_uninterrupted_run``:
 one epoch, then a resume for the second, gives bit-identical weights to two epochs in one go.
 
-Under DDP each process restores rank 0's state; ``seed_everything`` gives every rank the same seed
-in the first place, so the ranks' states agree.
+Under DDP every rank's state is saved (gathered into the checkpoint that rank 0 writes, under
+``ranks``) and each rank restores its own: the ranks start from one seed, but their length-grouped
+batches differ in shape, so their dropout draws, and their generators, part after the first step.
+Restoring rank 0's state everywhere gave other weights than the uninterrupted run
+(``tests/test_ddp.py::test_a_killed_ddp_run_resumes_within_the_epoch_to_the_uninterrupted_run``). A
+run resumed with another number of ranks restores rank 0's state on every rank.
 """
 
 from __future__ import annotations
@@ -57,8 +61,29 @@ class RandomStateCheckpoint(pl.Callback):
         return "RandomState"
 
     def state_dict(self) -> dict[str, Any]:
-        return capture()
+        # called on every rank when a checkpoint is saved (Trainer.save_checkpoint runs on all ranks)
+        state = capture()
+        world, _ = _world()
+        if world > 1:
+            import torch.distributed as dist
+
+            ranks: list = [None] * world
+            dist.all_gather_object(ranks, state)
+            state = {**ranks[0], "ranks": ranks}
+        return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        if state_dict:
-            restore(state_dict)
+        if not state_dict:
+            return
+        world, rank = _world()
+        ranks = state_dict.get("ranks")
+        restore(ranks[rank] if ranks and len(ranks) == world else state_dict)
+
+
+def _world() -> tuple[int, int]:
+    """(world size, rank) of the process group; (1, 0) without one."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_world_size(), dist.get_rank()
+    return 1, 0

@@ -249,3 +249,105 @@ def test_ckpt_path_last_takes_the_newest_of_last_and_hpc_checkpoints(tmp_path):
     assert resolve_resume("last", ckpts, tmp_path) == str(ckpts / "last.ckpt")
     with pytest.raises(ConfigError, match="ckpt_path=nope.ckpt: no such checkpoint file"):
         resolve_resume("nope.ckpt", ckpts)
+
+
+def _attack_counts_on_rank(rank: int, port: int, counts: dict, out: list) -> None:
+    import torch.distributed as dist
+
+    from robust_mrc.callbacks import AttackCounts
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD)
+    logged: dict = {}
+
+    class Module:
+        def log(self, key, value, **kwargs):
+            logged[key] = (value, kwargs)
+
+    class Trainer:
+        current_epoch = 0
+
+    callback = AttackCounts()
+    callback.counts.update(counts)
+    callback.on_train_epoch_end(Trainer(), Module())
+    out.append((rank, logged))
+    dist.destroy_process_group()
+
+
+def test_attack_counts_sum_the_union_of_the_ranks_keys():
+    """A status that only one rank met (a rare fallback) is counted, and no rank waits on a
+    collective the other never makes (per-key ``log(sync_dist=True)`` hung there)."""
+    import torch.multiprocessing as mp
+
+    per_rank = [
+        {("clean", "clean"): 6, ("charswap", "attacked"): 2},
+        {("clean", "clean"): 5, ("charswap", "attacked"): 1, ("charswap", "fallback"): 1},
+    ]
+    ctx = mp.get_context("spawn")
+    results = ctx.Manager().list()
+    port = free_port()
+    procs = [ctx.Process(target=_attack_counts_on_rank, args=(r, port, per_rank[r], results)) for r in range(WORLD)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=120)
+    assert [p.exitcode for p in procs] == [0, 0], "a rank hung or failed"
+    expected = {"train/items/clean": 11.0, "train/items/charswap/attacked": 3.0, "train/items/charswap/fallback": 1.0}
+    for _, logged in sorted(results):
+        assert {k: v for k, (v, _) in logged.items()} == expected
+        assert not any(kw.get("sync_dist") for _, kw in logged.values())
+
+
+# 32 questions, mix at rate 0.5 (4 attacks): 96 items an epoch in 2 ranks x 8 = 6 steps; a checkpoint
+# every 2 steps. The ranks' attack counts of a part of an epoch differ in their keys.
+RESUME_RUN = [
+    "trainer=ddp_cpu",
+    "model=tiny",
+    "task=mc",
+    "attack=mix",
+    "attack.rate=0.5",
+    "data.n_train=32",
+    "data.n_val=8",
+    "data.n_test=8",
+    "batch_size=8",
+    "trainer.max_epochs=2",
+    "checkpoint_every_n_steps=2",
+    "+model.config.hidden_dropout_prob=0.1",
+    "test_after_fit=false",
+]
+
+
+def _ddp_train(out: Path, *extra: str, kill_after_first_checkpoint: bool = False) -> subprocess.CompletedProcess | None:
+    import signal
+    import time
+
+    launcher_vars = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "ROBUST_MRC_RUN_DIR")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") and k not in launcher_vars}
+    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WANDB_MODE="offline", HF_HUB_OFFLINE="1")
+    cmd = [sys.executable, "train.py", *RESUME_RUN, *extra, f"output_dir={out}", f"hydra.run.dir={out}"]
+    if not kill_after_first_checkpoint:
+        return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    last = out / "checkpoints" / "last.ckpt"
+    deadline = time.monotonic() + 600
+    while not last.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)  # both ranks, wherever they are: a node lost
+    proc.wait()
+    return None
+
+
+def test_a_killed_ddp_run_resumes_within_the_epoch_to_the_uninterrupted_run(tmp_path):
+    import torch
+
+    whole = _ddp_train(tmp_path / "whole")
+    assert whole.returncode == 0, whole.stdout[-2000:] + whole.stderr[-4000:]
+    _ddp_train(tmp_path / "killed", kill_after_first_checkpoint=True)
+    saved = torch.load(tmp_path / "killed" / "checkpoints" / "last.ckpt", weights_only=False)
+    assert saved["epoch"] == 0 and 0 < saved["global_step"] < 6  # written within the first epoch
+    resumed = _ddp_train(tmp_path / "killed", "ckpt_path=last")
+    assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-4000:]
+    assert "resumed within epoch 0" in (tmp_path / "killed" / "train.log").read_text()
+    a = torch.load(tmp_path / "whole" / "checkpoints" / "last.ckpt", weights_only=False)
+    b = torch.load(tmp_path / "killed" / "checkpoints" / "last.ckpt", weights_only=False)
+    assert a["global_step"] == b["global_step"] == 12
+    assert all(torch.equal(a["state_dict"][k], b["state_dict"][k]) for k in a["state_dict"])
