@@ -45,6 +45,11 @@ timeout "$(cap 200)" python3 benchmarks/gpu_mfu.py --data "$SHARED/data/race/rac
   --attacks none,mix --batch-size 16 --workers 12 --warmup 10 --steps 40 --bare first --pipeline --out "$OUT/mfu.json" \
   > "$OUT/mfu.log" 2>&1
 echo "mfu rc=$? after $(( $(date +%s) - T0 )) s"; grep -E "^(device|train|bare|pipeline|mix)" "$OUT/mfu.log"
+# the same with batch widths rounded up to multiples of 64 (task.pad_to_multiple_of): does the warm-up go?
+timeout "$(cap 120)" python3 benchmarks/gpu_mfu.py --data "$SHARED/data/race/race_middle_validation.jsonl" \
+  --attacks none --batch-size 16 --workers 12 --warmup 10 --steps 40 --bare first --pad-to-multiple-of 64 \
+  --out "$OUT/mfu_pad64.json" > "$OUT/mfu_pad64.log" 2>&1
+echo "mfu pad64 rc=$? after $(( $(date +%s) - T0 )) s"; grep -E "^(train|bare)" "$OUT/mfu_pad64.log"
 
 # 3: MiniLM at length 512 on DREAM (all 6,116 train questions, 2 epochs): clean vs mix, then the
 # AdvRACE-like suite on the first 1,000 test questions (both checkpoints in one evaluation)

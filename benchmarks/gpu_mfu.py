@@ -24,7 +24,8 @@ Measured (H200, 2026-11-26, docs/results.md tenth session; RACE-M: ~250 tokens a
 the Lightning path 137.9 items/s = 28.5 % MFU against a plain loop's 145.5 = 29.6 %; the first loop
 of a process runs ~2.2x slower over its first ~50-70 steps (``--bare first`` shows it), so time the
 loop you care about second or give ``--warmup`` a whole pass over the lengths. DataLoader alone:
-2,635 items/s (none), 1,137 (mix), 12 workers.
+2,635 items/s (none), 1,137 (mix), 12 workers. Not measured yet: whether ``--pad-to-multiple-of 64``
+(8 batch widths up to 512 instead of hundreds) removes that warm-up.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def build(examples, args, attack: str):
     from robust_mrc.models.backbone import load_tokenizer
 
     model_cfg = model_config(args)
-    task_cfg = {"name": "mc", "max_length": args.max_length, "inputs": "full"}
+    task_cfg = {"name": "mc", "max_length": args.max_length, "inputs": "full", "pad_to_multiple_of": args.pad_to_multiple_of}
     tok = load_tokenizer(model_cfg)
     dm = QADataModule(
         task_cfg,
@@ -251,6 +252,7 @@ def main(argv=None) -> dict:
     p.add_argument("--batch-size", type=int, default=16, help="questions per step (x 4 options)")
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--workers", type=int, default=8)
+    p.add_argument("--pad-to-multiple-of", type=int, default=None, help="task.pad_to_multiple_of: fewer distinct batch widths")
     p.add_argument("--steps", type=int, default=60, help="timed steps (after --warmup)")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--layers", type=int, default=24)

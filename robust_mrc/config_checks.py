@@ -129,6 +129,12 @@ def _check_task(c: _Checker, kind: str) -> None:
         return
     c.choice("task.name", ("mc", "span", "dg"))
     max_length = c.integer("task.max_length", MIN_MAX_LENGTH)
+    multiple = c.integer("task.pad_to_multiple_of", 1, null=True)
+    if max_length is not None and multiple and max_length % multiple:
+        c.problems.append(
+            f"task.pad_to_multiple_of={multiple} must divide task.max_length={max_length}: a batch "
+            f"padded up to the next multiple would be longer than max_length (and than the model's positions)"
+        )
     if c.value("task.name") == "mc":
         c.choice("task.inputs", ("full", "options_only", "question_options", "passage_options"))
         return

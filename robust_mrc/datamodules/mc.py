@@ -50,6 +50,7 @@ class MCCollator:
     tokenizer: object
     max_length: int = 512
     inputs: str = "full"
+    pad_to_multiple_of: int | None = None  # batch width rounded up to a multiple (task.pad_to_multiple_of)
 
     def __post_init__(self) -> None:
         if self.inputs not in INPUTS:
@@ -63,7 +64,7 @@ class MCCollator:
             firsts.extend(a for a, _ in pairs)
             seconds.extend(b for _, b in pairs)
         if seconds[0] is None:
-            enc = self.tokenizer(firsts, truncation=True, max_length=self.max_length, padding=True, return_tensors="pt")
+            enc = self.tokenizer(firsts, truncation=True, return_tensors="pt", **self._padding())
         else:
             enc = self._encode_pairs(firsts, seconds)
         width = max(counts)
@@ -76,8 +77,11 @@ class MCCollator:
         batch["ids"] = [ex.id for ex in examples]
         return batch
 
+    def _padding(self) -> dict:
+        return {"max_length": self.max_length, "padding": True, "pad_to_multiple_of": self.pad_to_multiple_of}
+
     def _encode_pairs(self, firsts, seconds):
-        kwargs = dict(max_length=self.max_length, padding=True, return_tensors="pt")
+        kwargs = dict(return_tensors="pt", **self._padding())
         try:
             # truncate only the passage, never the question or the option
             return self.tokenizer(firsts, seconds, truncation="only_first", **kwargs)

@@ -34,11 +34,17 @@ log = logging.getLogger(__name__)
 
 def make_collator(task_cfg: Mapping[str, Any], tokenizer, train: bool = False) -> Callable:
     """The task's collator; ``train``: span examples keep at most ``task.max_windows`` windows."""
+    multiple = task_cfg.get("pad_to_multiple_of") or None  # batch widths rounded up: fewer distinct shapes on a GPU
     if task_cfg["name"] == "mc":
-        return mc.MCCollator(tokenizer, max_length=int(task_cfg["max_length"]), inputs=task_cfg.get("inputs", "full"))
+        return mc.MCCollator(
+            tokenizer, max_length=int(task_cfg["max_length"]), inputs=task_cfg.get("inputs", "full"), pad_to_multiple_of=multiple
+        )
     if task_cfg["name"] == "dg":
         return generation.DGCollator(
-            tokenizer, max_length=int(task_cfg["max_length"]), max_target_length=int(task_cfg.get("max_target_length", 24))
+            tokenizer,
+            max_length=int(task_cfg["max_length"]),
+            max_target_length=int(task_cfg.get("max_target_length", 24)),
+            pad_to_multiple_of=multiple,
         )
     max_windows = task_cfg.get("max_windows") if train else None
     return span.SpanCollator(
@@ -46,6 +52,7 @@ def make_collator(task_cfg: Mapping[str, Any], tokenizer, train: bool = False) -
         max_length=int(task_cfg["max_length"]),
         doc_stride=int(task_cfg["doc_stride"]),
         max_windows=int(max_windows) if max_windows else None,
+        pad_to_multiple_of=multiple,
     )
 
 

@@ -98,6 +98,7 @@ class SpanCollator:
     max_windows: int | None = None  # per example (training); None: every window (evaluation)
     long_context: int = LONG_CONTEXT_CHARS  # longer contexts (characters) are tokenized in pieces
     piece_chars: int = PIECE_CHARS
+    pad_to_multiple_of: int | None = None  # window width rounded up to a multiple (task.pad_to_multiple_of)
 
     @property
     def pad_right(self) -> bool:
@@ -120,7 +121,7 @@ class SpanCollator:
         )
 
     def _whole(self, examples: Sequence[SpanExample]) -> tuple[dict, np.ndarray, list[int]]:
-        enc = self._overflow(examples, padding=True, return_tensors="pt")
+        enc = self._overflow(examples, padding=True, pad_to_multiple_of=self.pad_to_multiple_of, return_tensors="pt")
         context_index = 1 if self.pad_right else 0
         feature_example = enc.pop("overflow_to_sample_mapping").tolist()
         offsets = enc.pop("offset_mapping").numpy().astype(np.int32)
@@ -162,7 +163,7 @@ class SpanCollator:
                 label=ex.id,
             )
         windows.sort(key=lambda w: w.example)  # stable: each example's windows in order
-        inputs, offsets = pad_windows(windows, self.tokenizer)
+        inputs, offsets = pad_windows(windows, self.tokenizer, self.pad_to_multiple_of)
         return inputs, offsets, [w.example for w in windows]
 
     def __call__(self, examples: Sequence[SpanExample]) -> dict:

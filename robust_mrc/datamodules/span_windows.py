@@ -174,11 +174,13 @@ def context_windows(
     return windows
 
 
-def pad_windows(windows: Sequence[Window], tokenizer) -> tuple[dict[str, torch.Tensor], np.ndarray]:
-    """The model inputs of ``windows`` padded to the longest, as the tokenizer pads
-    (``padding=True``: its padding side, pad token and pad token type; attention mask 0 on pads),
-    and their offsets ``(F, L, 2)`` (``-1`` on pads)."""
+def pad_windows(windows: Sequence[Window], tokenizer, multiple: int | None = None) -> tuple[dict[str, torch.Tensor], np.ndarray]:
+    """The model inputs of ``windows`` padded to the longest (rounded up to ``multiple``), as the
+    tokenizer pads (``padding=True``: its padding side, pad token and pad token type; attention mask
+    0 on pads), and their offsets ``(F, L, 2)`` (``-1`` on pads)."""
     length = max(len(w.input_ids) for w in windows)
+    if multiple:
+        length = -(-length // multiple) * multiple
     n = len(windows)
     ids = np.full((n, length), tokenizer.pad_token_id, dtype=np.int64)
     types = np.full((n, length), tokenizer.pad_token_type_id, dtype=np.int64)
