@@ -42,7 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from train_throughput import attack_config  # noqa: E402
+from train_throughput import policy_datamodule  # noqa: E402
 
 from robust_mrc.data.readers import load_examples  # noqa: E402
 
@@ -78,26 +78,12 @@ def model_config(args) -> dict:
 
 
 def build(examples, args, attack: str):
-    from omegaconf import OmegaConf
-
-    from robust_mrc.datamodules.qa import QADataModule
     from robust_mrc.models.backbone import load_tokenizer
 
     model_cfg = model_config(args)
     task_cfg = {"name": "mc", "max_length": args.max_length, "inputs": "full", "pad_to_multiple_of": args.pad_to_multiple_of}
-    tok = load_tokenizer(model_cfg)
-    dm = QADataModule(
-        task_cfg,
-        OmegaConf.create({"name": "race_m"}),
-        tok,
-        batch_size=args.batch_size,
-        num_workers=args.workers,
-        group_by_length=True,
-        seed=0,
-        splits={"train": examples, "validation": examples[:1], "test": []},
-        attack_cfg={**attack_config(attack), "eval": []},
-    )
-    return dm, model_cfg, task_cfg
+    splits = {"train": examples, "validation": examples[:1], "test": []}
+    return policy_datamodule(task_cfg, load_tokenizer(model_cfg), splits, args, attack), model_cfg, task_cfg
 
 
 class Timer:

@@ -58,6 +58,26 @@ def attack_config(name: str) -> dict:
     return OmegaConf.to_container(OmegaConf.load(REPO / "conf" / "attack" / f"{name}.yaml"), resolve=True)
 
 
+def policy_datamodule(task_cfg: dict, tok, splits: dict, args, attack: str):
+    """The project's data module on ``splits`` under ``conf/attack/<attack>.yaml`` (no attacked eval
+    sets): batch size and workers from ``args``, length-grouped, seed 0."""
+    from omegaconf import OmegaConf
+
+    from robust_mrc.datamodules.qa import QADataModule
+
+    return QADataModule(
+        task_cfg,
+        OmegaConf.create({"name": "race_m"}),
+        tok,
+        batch_size=args.batch_size,
+        num_workers=args.workers,
+        group_by_length=True,
+        seed=0,
+        splits=splits,
+        attack_cfg={**attack_config(attack), "eval": []},
+    )
+
+
 def run_ours(examples, args, attack: str = "none") -> float:
     import pytorch_lightning as pl
     from omegaconf import OmegaConf
@@ -79,17 +99,7 @@ def run_ours(examples, args, attack: str = "none") -> float:
         epoch = planner.train_dataset(0)
         splits = {**splits, "train": [epoch[i][0] for i in range(len(epoch))]}
         attack = "none"
-    dm = QADataModule(
-        task_cfg,
-        OmegaConf.create({"name": "race_m"}),
-        tok,
-        batch_size=args.batch_size,
-        num_workers=args.workers,
-        group_by_length=True,
-        seed=0,
-        splits=splits,
-        attack_cfg={**attack_config(attack), "eval": []},
-    )
+    dm = policy_datamodule(task_cfg, tok, splits, args, attack)
     module = MultipleChoiceModule(model_cfg, task_cfg)
     timer = StepTimer()
 
