@@ -35,6 +35,7 @@ TASK_KEYS = (
     "metric",
     "max_windows",
     "no_answer",
+    "pad_to_multiple_of",
     # task=dg (distractor generation)
     "max_target_length",
     "max_new_tokens",
