@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytorch_lightning as pl
 
+from robust_mrc.distributed import gather_objects
 from robust_mrc.progress import clock
 
 log = logging.getLogger(__name__)
@@ -60,14 +61,8 @@ class AttackCounts(pl.Callback):
 def sum_over_ranks(counts: dict) -> Counter:
     """``counts`` summed over every rank of the process group, keys united (this rank's alone
     without one)."""
-    import torch.distributed as dist
-
-    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
-        return Counter(counts)
-    parts: list = [None] * dist.get_world_size()
-    dist.all_gather_object(parts, counts)
     total: Counter = Counter()
-    for part in parts:
+    for part in gather_objects(counts):
         total.update(part)
     return total
 

@@ -26,6 +26,8 @@ import numpy as np
 import pytorch_lightning as pl
 import torch
 
+from robust_mrc.distributed import gather_objects, world
+
 
 def capture() -> dict[str, Any]:
     """The states of the global generators, as lists, tuples and tensors."""
@@ -62,28 +64,12 @@ class RandomStateCheckpoint(pl.Callback):
 
     def state_dict(self) -> dict[str, Any]:
         # called on every rank when a checkpoint is saved (Trainer.save_checkpoint runs on all ranks)
-        state = capture()
-        world, _ = _world()
-        if world > 1:
-            import torch.distributed as dist
-
-            ranks: list = [None] * world
-            dist.all_gather_object(ranks, state)
-            state = {**ranks[0], "ranks": ranks}
-        return state
+        ranks = gather_objects(capture())
+        return ranks[0] if len(ranks) == 1 else {**ranks[0], "ranks": ranks}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         if not state_dict:
             return
-        world, rank = _world()
+        size, rank = world()
         ranks = state_dict.get("ranks")
-        restore(ranks[rank] if ranks and len(ranks) == world else state_dict)
-
-
-def _world() -> tuple[int, int]:
-    """(world size, rank) of the process group; (1, 0) without one."""
-    import torch.distributed as dist
-
-    if dist.is_available() and dist.is_initialized():
-        return dist.get_world_size(), dist.get_rank()
-    return 1, 0
+        restore(ranks[rank] if ranks and len(ranks) == size else state_dict)

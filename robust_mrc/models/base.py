@@ -15,20 +15,16 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytorch_lightning as pl
-import torch.distributed as dist
 
+from robust_mrc.distributed import gather_objects
 from robust_mrc.models.backbone import load_backbone
 from robust_mrc.models.optim import build_optimizer
 
 
 def gather_by_id(records: dict[str, dict]) -> dict[str, dict]:
     """Union of every rank's ``{id: record}``; duplicates (sampler padding) collapse."""
-    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
-        return dict(records)
-    parts: list = [None] * dist.get_world_size()
-    dist.all_gather_object(parts, records)
     merged: dict[str, dict] = {}
-    for part in parts:
+    for part in gather_objects(records):
         merged.update(part)
     return merged
 
