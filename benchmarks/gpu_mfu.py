@@ -42,7 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from train_throughput import policy_datamodule  # noqa: E402
+from train_throughput import StepTimer, policy_datamodule  # noqa: E402
 
 from robust_mrc.data.readers import load_examples  # noqa: E402
 
@@ -86,36 +86,6 @@ def build(examples, args, attack: str):
     return policy_datamodule(task_cfg, load_tokenizer(model_cfg), splits, args, attack), model_cfg, task_cfg
 
 
-class Timer:
-    """Items and tokens from the end of step ``warmup`` to the end of the last step (CUDA synchronised)."""
-
-    def __init__(self, warmup: int):
-        self.warmup = warmup
-        self.seen = 0
-        self.t0 = self.t1 = None
-        self.items = self.tokens = self.padded = 0
-        self.seq_sq = 0  # sum over sequences of length^2: the attention term
-
-    def tick(self, batch):
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
-        now = time.perf_counter()
-        self.seen += 1
-        if self.seen == self.warmup:
-            self.t0 = now
-        elif self.seen > self.warmup:
-            self.t1 = now
-            mask = batch["attention_mask"]  # (sequences = questions x options, length)
-            self.items += len(batch["labels"])
-            self.tokens += int(mask.sum())
-            self.padded += mask.numel()
-            self.seq_sq += mask.shape[0] * mask.shape[-1] ** 2
-
-    @property
-    def seconds(self) -> float:
-        return (self.t1 - self.t0) if self.t1 else float("nan")
-
-
 def train_rate(examples, args, attack: str, peak: float | None) -> dict:
     import pytorch_lightning as pl
 
@@ -124,7 +94,7 @@ def train_rate(examples, args, attack: str, peak: float | None) -> dict:
     dm, model_cfg, task_cfg = build(examples, args, attack)
     module = MultipleChoiceModule(model_cfg, task_cfg)
     params = sum(p.numel() for p in module.parameters())
-    timer = Timer(args.warmup)
+    timer = StepTimer(args.warmup)
 
     class Tick(pl.Callback):
         def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
@@ -186,7 +156,7 @@ def bare_rate(examples, args, attack: str, peak: float | None) -> dict:
     module.train()
     params = sum(p.numel() for p in module.parameters())
     opt = torch.optim.AdamW(module.parameters(), lr=1e-5, fused=device == "cuda")
-    timer = Timer(args.warmup)
+    timer = StepTimer(args.warmup)
     for batch in dm.train_dataloader():
         batch = {k: (v.to(device, non_blocking=True) if torch.is_tensor(v) else v) for k, v in batch.items()}
         with torch.autocast(device, dtype=torch.bfloat16):

@@ -127,28 +127,40 @@ def dropout_config(p: float) -> dict:
 
 
 class StepTimer:
-    """Wall time from the end of the first step to the end of the last (first step = warm-up)."""
+    """Wall time from the end of step ``warmup`` (default: the first) to the end of the last, and
+    the items and tokens of the timed steps; on a GPU each tick waits for the device."""
 
-    def __init__(self):
+    def __init__(self, warmup: int = 1):
+        self.warmup = warmup
+        self.seen = 0
         self.t0 = None
         self.t1 = None
         self.steps = 0
         self.items = 0
         self.tokens = 0  # real (unpadded) tokens of the timed batches
         self.padded = 0  # tokens the model computed on (padding included)
+        self.seq_sq = 0  # sum over sequences of length^2: the attention term
 
     def tick(self, batch=None):
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
         now = time.perf_counter()
-        if self.t0 is None:
+        self.seen += 1
+        if self.seen == self.warmup:
             self.t0 = now
-        else:
+        elif self.seen > self.warmup:
             self.steps += 1
             self.t1 = now
             if batch is not None and "attention_mask" in batch:
-                mask = batch["attention_mask"]
+                mask = batch["attention_mask"]  # (sequences = questions x options, length)
                 self.items += len(batch["labels"]) if "labels" in batch else mask.shape[0]
                 self.tokens += int(mask.sum())
                 self.padded += mask.numel()
+                self.seq_sq += mask.shape[0] * mask.shape[-1] ** 2
+
+    @property
+    def seconds(self) -> float:
+        return (self.t1 - self.t0) if self.t1 else float("nan")
 
     def token_stats(self) -> str:
         if not self.items:
