@@ -125,6 +125,52 @@ def test_bank_round_trips_and_replaces_wrong_options_keeping_the_label(dg_run, t
     assert changed > 0
 
 
+def test_an_interrupted_bank_build_resumes_to_the_uninterrupted_bank(dg_run, tmp_path, monkeypatch, caplog):
+    """Preempted after two batches, the same command goes on with the other questions only; the bank
+    equals the one of a build that ran through; a cut-off last line is made again; other settings
+    start afresh."""
+    common = [*DATA, f"ckpt={dg_run[0]['ckpt_path']}", "beams=4", "splits=[test]", "gen_batch_size=4"]
+    whole = tmp_path / "whole.jsonl"
+    build_bank(make_cfg(*common, f"out={whole}", config_name="bank_dg"))
+    assert not (tmp_path / "whole.jsonl.partial.jsonl").exists()  # removed once the bank is written
+
+    real = GenerationModule.generate_beams
+    calls: list[int] = []
+
+    def preempted_after_two_batches(self, batch, *args, **kwargs):
+        if len(calls) == 2:
+            raise KeyboardInterrupt("preempted")
+        calls.append(len(batch["ids"]))
+        return real(self, batch, *args, **kwargs)
+
+    bank = tmp_path / "bank.jsonl"
+    cfg = make_cfg(*common, f"out={bank}", config_name="bank_dg")
+    monkeypatch.setattr(GenerationModule, "generate_beams", preempted_after_two_batches)
+    with pytest.raises(KeyboardInterrupt):
+        build_bank(cfg)
+    partial = tmp_path / "bank.jsonl.partial.jsonl"
+    assert not bank.exists() and len(partial.read_text().splitlines()) == 1 + 8  # header + two batches of 4
+    lines = partial.read_text().splitlines()
+    partial.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:10])  # the crash cut the last line off
+
+    monkeypatch.setattr(GenerationModule, "generate_beams", real)
+    generated: list[str] = []
+    monkeypatch.setattr(
+        GenerationModule, "generate_beams", lambda self, batch, *a, **k: generated.extend(batch["ids"]) or real(self, batch, *a, **k)
+    )
+    with caplog.at_level("WARNING"):
+        stats = build_bank(cfg)
+    assert "line 9 is cut off" in caplog.text
+    assert len(generated) == 16 - 7 and stats["resumed_questions"] == 7  # the cut-off question is made again
+    assert load_bank(str(bank)) == load_bank(str(whole)) and not partial.exists()
+
+    # a partial file of other settings (here: another beam count) is not taken over
+    partial.write_text(lines[0] + "\n" + "\n".join(lines[1:]) + "\n")
+    generated.clear()
+    other = build_bank(make_cfg(*common, "beams=3", f"out={bank}", config_name="bank_dg"))
+    assert other["resumed_questions"] == 0 and len(generated) == 16
+
+
 def test_bank_command_trains_a_generator_when_no_checkpoint_is_given(tmp_path):
     bank = tmp_path / "b.jsonl"
     cfg = make_cfg(
