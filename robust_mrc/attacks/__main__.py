@@ -113,10 +113,14 @@ def attack_stats(originals, attacked, failed: int, seconds: float | None = None)
     return stats
 
 
-def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int):
-    """``[(example, changed)]`` and query statistics of ``attack``'s search against ``ckpt=``."""
+def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int, params: dict):
+    """``[(example, changed)]``, query statistics of ``attack``'s search against ``ckpt=``, and the
+    search's journal (``<out>.partial.jsonl``: run again after a crash, the search goes on from its
+    last finished group; remove it with ``finish()`` once ``out`` is written)."""
     from robust_mrc.attacks.search import run_search, searches
     from robust_mrc.evaluation.cache import checkpoint_key
+    from robust_mrc.evaluation.search_journal import SearchJournal
+    from robust_mrc.journal import file_identity
     from robust_mrc.models.backbone import load_tokenizer
     from robust_mrc.models.checkpoints import load_checkpoint
     from robust_mrc.models.scoring import ModelScorer
@@ -131,7 +135,22 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int)
         int(cfg.get("batch_size", 32)),
         cfg.get("precision", "32"),
     )
-    result, stats = run_search(attack, examples, scorer, seed, epoch)
+    data = Path(str(cfg["data"]))
+    settings = {
+        "ckpt": file_identity(cfg["ckpt"]),
+        "data": file_identity(data) if data.is_file() else str(cfg["data"]),
+        "limit": cfg.get("limit"),
+        "attack": attack.name,
+        "params": json.loads(json.dumps(params, default=str)),
+        "seed": seed,
+        "epoch": epoch,
+        "precision": str(cfg.get("precision", "32")),
+    }
+    journal = SearchJournal(str(cfg["out"]) + ".partial.jsonl", settings)
+    try:
+        result, stats = run_search(attack, examples, scorer, seed, epoch, finished=journal.resume(), on_group=journal.add)
+    finally:
+        journal.close()
     changed = [a is not e for a, e in zip(result.examples, examples)]
     info = {
         "ckpt": str(cfg["ckpt"]),
@@ -140,12 +159,12 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int)
         "queries_per_second": round(stats.queries_per_second, 1),
         "queries_per_example": round(stats.queries / max(1, len(examples)), 1),
     }
-    return list(zip(result.examples, changed)), info
+    return list(zip(result.examples, changed)), info, journal
 
 
 def apply(cfg: dict) -> dict:
     from robust_mrc.data.readers import load_examples
-    from robust_mrc.data.writers import output_path_problem, write_examples
+    from robust_mrc.data.writers import atomic_write_text, output_path_problem, write_examples
 
     for key in ("attack", "data", "out"):
         if key not in cfg:
@@ -168,9 +187,9 @@ def apply(cfg: dict) -> dict:
         raise SystemExit(str(exc)) from None
     t0 = time.perf_counter()
     keep_failed = str(cfg.get("keep_failed", "true")).lower() != "false"
-    search = None
+    search = journal = None
     if cfg.get("ckpt"):  # the model-in-the-loop search against this checkpoint
-        results, search = _search(attack, list(examples), cfg, task, seed, epoch)
+        results, search, journal = _search(attack, list(examples), cfg, task, seed, epoch, params)
     else:
         results = [attack_example(attack, ex, seed, epoch) for ex in examples]
     attacked, originals, failed = [], [], 0
@@ -186,6 +205,8 @@ def apply(cfg: dict) -> dict:
     out = Path(cfg["out"])
     out.parent.mkdir(parents=True, exist_ok=True)
     write_examples(attacked, out, fmt)
+    if journal is not None:
+        journal.finish()
     stats = attack_stats(originals, attacked, failed, seconds)
     if search is not None:
         stats["search"] = search
@@ -203,7 +224,7 @@ def apply(cfg: dict) -> dict:
         }
     )
     stats_path = Path(cfg.get("stats") or str(out) + ".stats.json")
-    stats_path.write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+    atomic_write_text(stats_path, json.dumps(stats, indent=2) + "\n")
     return stats
 
 

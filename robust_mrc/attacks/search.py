@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -77,47 +77,64 @@ class SearchStats:
         return self.queries / self.seconds if self.seconds > 0 else 0.0
 
 
+@dataclass
+class SearchGroup:
+    """The result of one lockstep group of searches: examples ``start`` to ``start + len(chosen)``,
+    each one's chosen example (``None``: the search gave up, the clean example stays), the queries
+    each asked, and the group's scorer time and scorer calls."""
+
+    start: int
+    chosen: list
+    queries: list[int]
+    seconds: float
+    rounds: int
+
+
 def run_search(
-    attack: Attack, examples: Sequence, scorer: Scorer, seed: int, epoch: int = 0, lockstep: int = 64, progress: bool = True
+    attack: Attack,
+    examples: Sequence,
+    scorer: Scorer,
+    seed: int,
+    epoch: int = 0,
+    lockstep: int = 64,
+    progress: bool = True,
+    finished: dict[int, SearchGroup] | None = None,
+    on_group: Callable[[SearchGroup], None] | None = None,
 ) -> tuple[AttackedSet, SearchStats]:
     """``attack``'s model-chosen version of ``examples``; where its search gives up, the clean
     example stays (a fallback).
 
     ``lockstep`` searches run together: the candidates all of them ask for in one step are scored
-    in one :meth:`Scorer.predict` call (which batches them for the model)."""
+    in one :meth:`Scorer.predict` call (which batches them for the model). Resuming: ``finished``
+    holds groups (by start index) that an interrupted run completed, taken as they are;
+    ``on_group`` gets each group searched here as it completes (to journal it). Each example's
+    search depends only on its own rng and the model, so a resumed run chooses what an
+    uninterrupted one does."""
     if not searches(attack):
         raise TypeError(f"attack {attack.name!r} has no model-in-the-loop search")
     stats = SearchStats(per_example=[0] * len(examples))
     out: list = list(examples)
     fallbacks = 0
+    finished = finished or {}
     bar = _bar(len(examples), f"search {attack.name}") if progress else None
     lines = progress and not sys.stdout.isatty()  # logs (SLURM, CI, > log): a plain line per group
     began = time.perf_counter()
-    for start in range(0, len(examples), max(1, lockstep)):
-        group = range(start, min(start + max(1, lockstep), len(examples)))
-        gens: dict[int, Search] = {i: attack.search(examples[i], example_rng(seed, epoch, examples[i].id, attack.name)) for i in group}
-        pending: dict[int, list] = {}
-        for i in list(gens):
-            _advance(gens, pending, out, i, None)
-        while pending:
-            order = sorted(pending)
-            flat = [cand for i in order for cand in pending[i]]
-            t = time.perf_counter()
-            preds = scorer.predict(flat)
-            stats.seconds += time.perf_counter() - t
-            stats.queries += len(flat)
-            stats.rounds += 1
-            pos = 0
-            asked, pending = {i: pending[i] for i in order}, {}
-            for i in order:
-                n = len(asked[i])
-                stats.per_example[i] += n
-                _advance(gens, pending, out, i, preds[pos : pos + n])
-                pos += n
-        for i in group:
-            if out[i] is None:
-                out[i] = examples[i]
+    step = max(1, lockstep)
+    for start in range(0, len(examples), step):
+        group = range(start, min(start + step, len(examples)))
+        done = finished.get(start)
+        if done is None or len(done.chosen) != len(group):
+            done = _search_group(attack, examples, group, scorer, seed, epoch)
+            if on_group is not None:
+                on_group(done)
+        stats.seconds += done.seconds
+        stats.rounds += done.rounds
+        for i, chosen, queries in zip(group, done.chosen, done.queries):
+            stats.queries += queries
+            stats.per_example[i] = queries
+            if chosen is None:
                 fallbacks += 1
+            out[i] = examples[i] if chosen is None else chosen
         if bar is not None:
             bar.update(len(group))
         if lines:
@@ -127,7 +144,33 @@ def run_search(
     return AttackedSet(out, fallbacks), stats
 
 
-def _advance(gens: dict, pending: dict, out: list, i: int, answer) -> None:
+def _search_group(attack: Attack, examples: Sequence, group: range, scorer: Scorer, seed: int, epoch: int) -> SearchGroup:
+    """Run the searches of ``group`` together (see :func:`run_search`)."""
+    gens: dict[int, Search] = {i: attack.search(examples[i], example_rng(seed, epoch, examples[i].id, attack.name)) for i in group}
+    out: dict[int, Any] = {}
+    queries = dict.fromkeys(group, 0)
+    seconds, rounds = 0.0, 0
+    pending: dict[int, list] = {}
+    for i in list(gens):
+        _advance(gens, pending, out, i, None)
+    while pending:
+        order = sorted(pending)
+        flat = [cand for i in order for cand in pending[i]]
+        t = time.perf_counter()
+        preds = scorer.predict(flat)
+        seconds += time.perf_counter() - t
+        rounds += 1
+        pos = 0
+        asked, pending = {i: pending[i] for i in order}, {}
+        for i in order:
+            n = len(asked[i])
+            queries[i] += n
+            _advance(gens, pending, out, i, preds[pos : pos + n])
+            pos += n
+    return SearchGroup(group.start, [out.get(i) for i in group], [queries[i] for i in group], seconds, rounds)
+
+
+def _advance(gens: dict, pending: dict, out: dict, i: int, answer) -> None:
     """Step search ``i``: the candidates it asks for next go to ``pending``; its result to ``out``."""
     try:
         request = gens[i].send(answer) if answer is not None else next(gens[i])

@@ -17,7 +17,7 @@ A Distractor Generation bank made by the project's own generator (AdvRACE's DG, 
    both written atomically.
 
 Each batch of finished questions is appended to ``<out>.partial.jsonl``
-(:mod:`robust_mrc.banks.partial`): the same command run again after a crash or preemption goes on
+(:mod:`robust_mrc.journal`): the same command run again after a crash or preemption goes on
 with the questions not yet done (same checkpoint file and settings; else it starts afresh). With
 training, ``output_dir=DIR ckpt_path=last_or_new`` makes the training part resume too.
 """
@@ -38,11 +38,11 @@ from omegaconf import DictConfig
 from robust_mrc.attacks.mc.diverse import select_diverse
 from robust_mrc.attacks.pools import write_bank
 from robust_mrc.attacks.text import WORD_RE, normalize
-from robust_mrc.banks.partial import PartialRecords, file_identity, partial_path
 from robust_mrc.banks.stats import bank_stats, collapse_warning, format_stats
 from robust_mrc.config_checks import SPLITS, ConfigError, check_config
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.writers import atomic_write_text, output_path_problem
+from robust_mrc.journal import Journal, file_identity
 from robust_mrc.progress import clock
 
 log = logging.getLogger(__name__)
@@ -106,11 +106,11 @@ def generate_bank(
     exclude_options: bool = False,
     max_new_tokens: int | None = None,
     no_repeat_ngram_size: int | None = None,
-    partial: PartialRecords | None = None,
+    journal: Journal | None = None,
 ) -> tuple[list[dict], list[int]]:
     """Bank records (in the order of ``examples``) and the number of distinct beams of each question.
     Questions go in batches of ``batch_size``, longest first; a progress bar on a terminal. With
-    ``partial``, questions that an interrupted build with the same settings finished are taken from
+    ``journal``, questions that an interrupted build with the same settings finished are taken from
     it, and each batch is appended to it as it finishes."""
     from tqdm.auto import tqdm
 
@@ -119,15 +119,15 @@ def generate_bank(
     collate = DGCollator(module.tokenizer, max_length=int(module.task_cfg["max_length"]), targets=False)
     chosen: dict[int, list[str]] = {}
     distinct: dict[int, int] = {}
-    finished = partial.load() if partial is not None else {}
+    finished = journal.load() if journal is not None else {}
     for i, ex in enumerate(examples):
         if ex.id in finished:
             chosen[i] = list(finished[ex.id]["distractors"])
             distinct[i] = int(finished[ex.id].get("distinct_beams", 0))
     if chosen:
-        log.info("resuming %s: %d of %d questions were finished by an interrupted build", partial.path, len(chosen), len(examples))
-    if partial is not None:
-        partial.open({examples[i].id: finished[examples[i].id] for i in chosen})
+        log.info("resuming %s: %d of %d questions were finished by an interrupted build", journal.path, len(chosen), len(examples))
+    if journal is not None:
+        journal.open({examples[i].id: finished[examples[i].id] for i in chosen})
     order = sorted((i for i in range(len(examples)) if i not in chosen), key=lambda i: -approx_length(examples[i]))
     module.eval()
     lines = not sys.stdout.isatty()  # logs (SLURM, CI, > log): a plain line every 10 batches instead of the bar
@@ -141,8 +141,8 @@ def generate_bank(
                 for i, out in zip(idx, outs):
                     chosen[i] = select_for(examples[i], out, n, max_similarity, exclude_options)
                     distinct[i] = len({normalize(b) for b in out if normalize(b)})
-                if partial is not None:
-                    partial.append({"id": examples[i].id, "distractors": chosen[i], "distinct_beams": distinct[i]} for i in idx)
+                if journal is not None:
+                    journal.append({"id": examples[i].id, "distractors": chosen[i], "distinct_beams": distinct[i]} for i in idx)
                 bar.update(len(idx))
                 done = start + len(idx)
                 if lines and (step % 10 == 0 or done == len(order)):
@@ -153,8 +153,8 @@ def generate_bank(
                         flush=True,
                     )
     finally:
-        if partial is not None:
-            partial.close()
+        if journal is not None:
+            journal.close()
     records = [{"id": ex.id, "distractors": chosen[i]} for i, ex in enumerate(examples)]
     return records, [distinct[i] for i in range(len(examples))]
 
@@ -245,7 +245,7 @@ def build_bank(cfg: DictConfig) -> dict:
         **{key: cfg[key] for key in ("beams", "n", "max_similarity", "exclude_options")},
         **{key: cfg.task[key] for key in ("max_length", "max_new_tokens", "no_repeat_ngram_size")},
     }
-    partial = PartialRecords(partial_path(out), settings)
+    journal = Journal(out.with_name(out.name + ".partial.jsonl"), settings)
     t = time.perf_counter()
     records, distinct = generate_bank(
         module,
@@ -257,12 +257,12 @@ def build_bank(cfg: DictConfig) -> dict:
         exclude_options=bool(cfg.exclude_options),
         max_new_tokens=int(cfg.task.max_new_tokens),
         no_repeat_ngram_size=int(cfg.task.no_repeat_ngram_size),
-        partial=partial,
+        journal=journal,
     )
     seconds = time.perf_counter() - t
     bank = {r["id"]: list(r["distractors"]) for r in records}
     write_bank(bank, out)
-    partial.finish()
+    journal.finish()
     stats = {
         "bank": str(out),
         "ckpt": ckpt,
@@ -274,8 +274,8 @@ def build_bank(cfg: DictConfig) -> dict:
         **bank_stats(bank, examples),
         "distinct_beams_mean": round(sum(distinct) / max(1, len(distinct)), 2),
         "seconds": round(seconds, 1),
-        "resumed_questions": partial.resumed,
-        "questions_per_second": round((len(examples) - partial.resumed) / max(seconds, 1e-9), 2),
+        "resumed_questions": journal.resumed,
+        "questions_per_second": round((len(examples) - journal.resumed) / max(seconds, 1e-9), 2),
         "samples": [
             {
                 "id": ex.id,

@@ -21,7 +21,10 @@ ids are variants ``<clean id>-<suffix>`` (Jia & Liang's published sets), or one 
 ``adversarial: true``, is scored by their grouped worst-case rules (``orig_*`` / ``adv_*``). Sets
 are cached under ``cache_dir`` by a fingerprint of (clean examples, attack, parameters and the
 files they name, seed, the attacks' resources, and for model sets the checkpoint), so a second
-evaluation reads them back instead of attacking again.
+evaluation reads them back instead of attacking again. A model set's search journals each finished
+lockstep group (``searches/<name>-<fingerprint>.partial.jsonl`` in the cache,
+:mod:`robust_mrc.journal`): an evaluation stopped in the middle of an hours-long AddAny search goes on
+from the last group when run again.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from robust_mrc.attacks.resources import environment
 from robust_mrc.attacks.search import run_search, searches
 from robust_mrc.errors import UserError
 from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
+from robust_mrc.evaluation.search_journal import SearchJournal
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +199,12 @@ def build_sets(
         if spec.model:
             if not searches(attack):
                 raise SuiteConfigError(f"set {spec.name!r}: attack {spec.attack!r} has no model-in-the-loop search (drop model: true)")
-            attacked, stats = run_search(attack, base, scorer, seed)
+            where = cache.root / "searches" / f"{spec.name}-{key}.partial.jsonl" if cache.enabled and cache.writable else None
+            journal = SearchJournal(where, {"set": spec.name, "key": key})
+            try:
+                attacked, stats = run_search(attack, base, scorer, seed, finished=journal.resume(), on_group=journal.add)
+            finally:
+                journal.close()
             search = {
                 "queries": stats.queries,
                 "rounds": stats.rounds,
@@ -213,6 +222,8 @@ def build_sets(
         if fallbacks:
             log.info("set %s: %d of %d examples unchanged (the attack gave up)", spec.name, fallbacks, len(examples))
         cache.save_examples(spec.name, key, examples)
+        if spec.model and cache.writable:
+            journal.finish()  # the set is in the cache now
         sets[spec.name] = EvalSet(spec, examples, key, fallbacks=fallbacks, search=search)
     return sets
 

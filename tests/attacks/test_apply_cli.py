@@ -118,3 +118,46 @@ def test_every_verb_has_help_and_apply_help_lists_an_attacks_parameters(capsys):
     assert "question_only = False" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="unknown command 'bogus'"):
         main(["bogus", "--help"])
+
+
+def test_apply_with_a_checkpoint_resumes_an_interrupted_search(tmp_path, monkeypatch):
+    """`apply ckpt=...` journals its search in <out>.partial.jsonl: stopped after the first lockstep
+    group of 64 questions, the same command searches only the other questions and writes the file
+    an uninterrupted run writes; the journal is gone once the file is written."""
+    from robust_mrc.data.synthetic import synthetic_splits
+    from robust_mrc.data.writers import write_examples
+    from robust_mrc.models.scoring import ModelScorer
+    from robust_mrc.training import train
+    from tests.helpers import make_cfg
+
+    tiny = ["task=span", "model=tiny", "data.n_train=16", "data.n_val=8", "data.n_test=0", "trainer.max_epochs=1", "test_after_fit=false"]
+    ckpt = train(make_cfg(*tiny, f"output_dir={tmp_path / 'run'}"))["ckpt_path"]
+    questions = synthetic_splits("span", 0, 0, 70, 5)["test"]
+    data = tmp_path / "dev.json"
+    write_examples(questions, data, "squad")
+    first_group = {ex.id for ex in questions[:64]}
+
+    def run(out):
+        assert main(["apply", "attack=addany", f"data={data}", f"out={out}", f"ckpt={ckpt}", "budget=4"]) == 0
+
+    run(tmp_path / "whole.json")
+    real = ModelScorer.predict
+    asked: set[str] = set()
+
+    def preempted_after_the_first_group(self, candidates):
+        if any(c.id not in first_group for c in candidates):
+            raise KeyboardInterrupt("preempted")
+        return real(self, candidates)
+
+    out = tmp_path / "adv.json"
+    monkeypatch.setattr(ModelScorer, "predict", preempted_after_the_first_group)
+    with pytest.raises(KeyboardInterrupt):
+        run(out)
+    journal = tmp_path / "adv.json.partial.jsonl"
+    assert not out.exists() and len(journal.read_text().splitlines()) == 2  # header + group 0
+    monkeypatch.setattr(ModelScorer, "predict", lambda self, c: asked.update(x.id for x in c) or real(self, c))
+    run(out)
+    assert asked == {ex.id for ex in questions[64:]}
+    assert out.read_text() == (tmp_path / "whole.json").read_text() and not journal.exists()
+    stats = json.loads((tmp_path / "adv.json.stats.json").read_text())
+    assert stats["search"]["queries"] == json.loads((tmp_path / "whole.json.stats.json").read_text())["search"]["queries"]

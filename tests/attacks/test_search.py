@@ -171,3 +171,42 @@ def test_bf16_scorer_is_close_to_float32_and_keys_its_cache_apart():
         assert len(a.probs) == len(b.probs) and max(abs(x - y) for x, y in zip(a.probs, b.probs)) < 0.02
     with pytest.raises(ValueError, match="precision='16'"):
         ModelScorer(module, tokenizer, "k", precision="16")
+
+
+def test_an_interrupted_model_search_resumes_from_its_journal(tmp_path):
+    """Stopped after its first lockstep group (64 examples), a suite's model set goes on from the
+    journal in the cache: the finished examples are not searched again and the set equals the one
+    of a search that ran through; once the set is cached the journal is gone."""
+    from robust_mrc.evaluation.cache import DiskCache
+    from robust_mrc.evaluation.suites import build_sets, suite_specs
+
+    examples = [example(i) for i in range(130)]  # groups 0-63, 64-127, 128-129
+    specs = suite_specs({"sets": [{"name": "addany", "model": True, "params": {"budget": 6}}]}, "span")
+
+    def build(cache_dir, scorer):
+        return build_sets(specs, examples, "span", seed=0, cache=DiskCache(cache_dir), scorer=scorer)["addany"]
+
+    whole = build(tmp_path / "whole", TableScorer(" time "))
+
+    class Preempted(TableScorer):
+        def predict(self, candidates):
+            if any(int(c.id[1:]) >= 64 for c in candidates):
+                raise KeyboardInterrupt("preempted")
+            return super().predict(candidates)
+
+    class Watching(TableScorer):
+        def predict(self, candidates):
+            self.ids = getattr(self, "ids", set()) | {c.id for c in candidates}
+            return super().predict(candidates)
+
+    with pytest.raises(KeyboardInterrupt):
+        build(tmp_path / "c", Preempted(" time "))
+    (journal,) = (tmp_path / "c" / "searches").glob("addany-*.partial.jsonl")
+    assert len(journal.read_text().splitlines()) == 2  # the header and group 0
+    watching = Watching(" time ")
+    resumed = build(tmp_path / "c", watching)
+    assert watching.ids == {f"q{i}" for i in range(64, 130)}  # the first group came from the journal
+    assert resumed.examples == whole.examples and resumed.fallbacks == whole.fallbacks
+    assert resumed.search["queries"] == whole.search["queries"] > 0  # the journaled queries count too
+    assert sum(a != c for a, c in zip(resumed.examples, examples)) > 0  # the search did change text
+    assert not journal.exists()
