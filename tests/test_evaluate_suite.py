@@ -116,6 +116,9 @@ def test_the_attack_code_digest_follows_the_code(tmp_path):
     first = attacks_code_digest(tmp_path)
     attacks_code_digest.cache_clear()
     assert attacks_code_digest(tmp_path) == first
+    (tmp_path / "__main__.py").write_text("print('a command line')\n")  # the CLI attacks nothing itself
+    attacks_code_digest.cache_clear()
+    assert attacks_code_digest(tmp_path) == first
     (tmp_path / "mc" / "a.py").write_text("RULE = 2\n")
     attacks_code_digest.cache_clear()
     assert attacks_code_digest(tmp_path) != first and attacks_code_digest() != first

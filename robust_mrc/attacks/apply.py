@@ -66,10 +66,11 @@ ATTACKS_DIR = Path(__file__).resolve().parent
 @functools.lru_cache(maxsize=4)
 def attacks_code_digest(root: Path = ATTACKS_DIR) -> str:
     """A digest of the attack code (every ``.py`` under ``robust_mrc/attacks``, word lists and
-    rules included): cached attacked sets carry it in their fingerprint, so a version of the
-    package that attacks differently never reuses sets made by another."""
+    rules included, but not the command line ``__main__.py``, which attacks nothing itself):
+    cached attacked sets carry it in their fingerprint, so a version of the package that attacks
+    differently never reuses sets made by another."""
     h = hashlib.blake2b(digest_size=12)
-    for path in sorted(root.rglob("*.py")):
+    for path in sorted(p for p in root.rglob("*.py") if p.relative_to(root).as_posix() != "__main__.py"):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
