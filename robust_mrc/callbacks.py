@@ -110,12 +110,16 @@ class LogProgress(pl.Callback):
     codes: every ``every`` optimizer steps of training and every ``every`` batches of validation,
     test and prediction, one line on stdout from rank 0::
 
-        [train] epoch 1/2 step 50/100 loss 1.3862 items/s 45.2 ETA 0:00:03
-        [predict] batch 50/200 items/s 120.3 ETA 0:00:10
+        [train] epoch 1/2 step 50/100 loss 1.3862 items/s 52.4 (mean 45.2) ETA 0:00:03
+        [predict] batch 50/200 items/s 120.3 (mean 118.0) ETA 0:00:10
 
-    ``items/s`` counts the examples of all ranks (rank 0's times the world size) since the stage
-    started; ``ETA`` is the rest of the stage (training: of the whole fit) at that pace, ``?`` when
-    its length is unknown. :func:`robust_mrc.runtime.build_trainer` adds it when stdout is not a
+    ``items/s`` counts the examples of all ranks (rank 0's times the world size): first since the
+    previous line (the pace now), then the mean since the stage started. A training rate leaves out
+    the time spent in validation within the fit; the first batches of a process are slow (CUDA
+    kernel choice per new input shape: ~2.2x slower over the first ~60 steps on an H200, docs/results.md),
+    which the mean carries for long and the pace now does not. ``ETA`` is the rest of the stage
+    (training: of the whole fit, validation included) at the mean wall-clock pace, ``?`` when its
+    length is unknown. :func:`robust_mrc.runtime.build_trainer` adds it when stdout is not a
     terminal (``progress_every``)."""
 
     def __init__(self, every: int = 50, stream=None) -> None:
@@ -125,6 +129,9 @@ class LogProgress(pl.Callback):
         self.stream = stream
         self._start: dict[str, tuple[float, int]] = {}  # stage -> (time, step or batch count at the start)
         self._items: dict[str, int] = {}
+        self._last: dict[str, tuple[float, int, float]] = {}  # stage -> (time, items, paused seconds) at the last line
+        self._paused: dict[str, float] = {}  # stage -> seconds spent in other stages within it (validation in fit)
+        self._validation_began: float | None = None
         self._printed_step = -1
 
     def _print(self, trainer, line: str) -> None:
@@ -132,16 +139,24 @@ class LogProgress(pl.Callback):
             print(line, file=self.stream or sys.stdout, flush=True)
 
     def _begin(self, stage: str, count: int = 0) -> None:
-        self._start[stage] = (time.monotonic(), count)
+        now = time.monotonic()
+        self._start[stage] = (now, count)
         self._items[stage] = 0
+        self._paused[stage] = 0.0
+        self._last[stage] = (now, 0, 0.0)
 
     def _pace(self, trainer, stage: str, done: int, total: float | None) -> str:
+        now = time.monotonic()
         started, first = self._start[stage]
-        elapsed = max(time.monotonic() - started, 1e-9)
-        rate = self._items[stage] * trainer.world_size / elapsed
+        elapsed = max(now - started, 1e-9)
+        items, paused = self._items[stage], self._paused[stage]
+        mean = items * trainer.world_size / max(elapsed - paused, 1e-9)
+        then, then_items, then_paused = self._last[stage]
+        recent = (items - then_items) * trainer.world_size / max(now - then - (paused - then_paused), 1e-9)
+        self._last[stage] = (now, items, paused)
         per_unit = elapsed / max(done - first, 1)
         eta = clock(per_unit * (total - done)) if total is not None and total != float("inf") else "?"
-        return f"items/s {rate:.1f} ETA {eta}"
+        return f"items/s {recent:.1f} (mean {mean:.1f}) ETA {eta}"
 
     def on_train_start(self, trainer, pl_module) -> None:
         self._begin("train", trainer.global_step)
@@ -177,6 +192,12 @@ class LogProgress(pl.Callback):
 
     def on_validation_epoch_start(self, trainer, pl_module) -> None:
         self._begin("validate")
+        self._validation_began = time.monotonic()
+
+    def on_validation_epoch_end(self, trainer, pl_module) -> None:
+        if self._validation_began is not None and "train" in self._paused:  # validation within the fit
+            self._paused["train"] += time.monotonic() - self._validation_began
+        self._validation_began = None
 
     def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0) -> None:
         self._eval_batch(trainer, "validate", batch, batch_idx, trainer.num_val_batches, dataloader_idx)

@@ -6,6 +6,7 @@ import io
 import re
 
 import pytest
+import torch
 
 from robust_mrc.callbacks import LogProgress
 from robust_mrc.jobs.evaluate import evaluate
@@ -14,8 +15,8 @@ from robust_mrc.training import train
 from tests.helpers import make_cfg
 
 QUICK = ["model=tiny", "data.n_train=64", "data.n_val=16", "data.n_test=16", "trainer.max_epochs=2", "batch_size=16", "eval_batch_size=8"]
-TRAIN_LINE = re.compile(r"^\[train\] epoch (\d+)/2 step (\d+)/8 loss \d+\.\d{4} items/s \d+\.\d ETA \d+:\d\d:\d\d$")
-EVAL_LINE = re.compile(r"^\[(validate|test|predict)\] batch (\d+)/(\d+) items/s \d+\.\d ETA \d+:\d\d:\d\d$")
+TRAIN_LINE = re.compile(r"^\[train\] epoch (\d+)/2 step (\d+)/8 loss \d+\.\d{4} items/s \d+\.\d \(mean \d+\.\d\) ETA \d+:\d\d:\d\d$")
+EVAL_LINE = re.compile(r"^\[(validate|test|predict)\] batch (\d+)/(\d+) items/s \d+\.\d \(mean \d+\.\d\) ETA \d+:\d\d:\d\d$")
 
 
 class _Terminal(io.StringIO):
@@ -61,3 +62,39 @@ def test_a_terminal_keeps_the_progress_bar():
     assert isinstance(cb, LogProgress) and cb.every == 7 and kwargs == {"enable_progress_bar": False}
     with pytest.raises(ValueError, match="progress_every=0"):
         LogProgress(0)
+
+
+def test_the_train_rate_is_the_pace_now_and_leaves_validation_out(monkeypatch):
+    """The first number is the pace since the previous line (the slow first steps of a process
+    weigh on the mean only), and neither counts the time spent validating inside the fit."""
+    from types import SimpleNamespace
+
+    import robust_mrc.callbacks as callbacks
+
+    clock = [0.0]
+    monkeypatch.setattr(callbacks.time, "monotonic", lambda: clock[0])
+    stream = io.StringIO()
+    cb = LogProgress(every=5, stream=stream)
+    trainer = SimpleNamespace(is_global_zero=True, world_size=1, global_step=0, estimated_stepping_batches=20, max_epochs=2)
+    trainer.current_epoch, trainer.sanity_checking = 0, False
+    batch = {"ids": list(range(16))}
+    cb.on_train_start(trainer, None)
+
+    def steps(n, seconds):
+        for _ in range(n):
+            clock[0] += seconds
+            trainer.global_step += 1
+            cb.on_train_batch_end(trainer, None, {"loss": torch.tensor(1.0)}, batch, 0)
+
+    steps(10, 1.0)  # slow first steps: 16 items/s
+    cb.on_validation_epoch_start(trainer, None)
+    clock[0] += 100.0  # validation
+    cb.on_validation_epoch_end(trainer, None)
+    trainer.current_epoch = 1
+    steps(5, 0.5)  # warm: 32 items/s
+    lines = stream.getvalue().splitlines()
+    assert [line.split("items/s ")[1] for line in lines] == [
+        "16.0 (mean 16.0) ETA 0:00:15",
+        "16.0 (mean 16.0) ETA 0:00:10",
+        "32.0 (mean 19.2) ETA 0:00:38",  # 240 items in 12.5 s of training; the ETA at the wall-clock pace, validation included
+    ]
