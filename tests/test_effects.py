@@ -94,10 +94,9 @@ def _pair(recipe, tmp_path):
     return clean, targeted
 
 
-@pytest.mark.xfail(
-    reason="not reproduced on the default synthetic set (2026-11-25): AddSent acc clean 0.950, targeted 0.945",
-    strict=True,  # a pass means the recipe now shows the effect: remove the marker
-)
+# Not reproduced on 2026-11-25 (AddSent acc clean 0.950, targeted 0.945); with the later AddSent
+# rules it is (2026-11-26, eleventh session): clean acc 0.995, on AddSent 0.910; targeted 1.000 /
+# 0.970, +0.060 against the 0.05 margin (deterministic on CPU, but a thin margin)
 def test_mc_addsent_training_helps_on_addsent(tmp_path):
     clean, targeted = _pair(MC, tmp_path)
     assert clean["test/acc"] > 0.6, clean  # the clean model reads: the effect is not two models at chance
