@@ -7,8 +7,9 @@ the direction of the effect on the attacked test set, with a margin:
   on the AddSent test set. An earlier synthetic set gave clean 0.855 -> targeted 0.975 on AddSent;
   on today's default set (three decoys, no rival) the effect does not appear: run on 2026-11-25,
   the clean model scores 0.950 on AddSent (the attack barely hurts it) and the targeted one
-  0.945, so the test is marked ``xfail`` (strict: it fails once the effect appears) with those numbers until a harder recipe
-  (rival facts, ``data.generator.num_facts=2``, or real data) shows the effect.
+  0.945, and the test was marked ``xfail`` (strict). Run again on 2026-11-26 (the AddSent rules
+  had changed since) it passes: clean 0.910 on AddSent, targeted 0.970 (margin 0.05); the marker
+  is gone.
 - span QA (seed 001, Jia & Liang section 4.6): training on AddSent raises F1 on AddSent. Not
   reproduced on synthetic data either (2026-11-25): the clean model is not hurt by AddSent (800
   questions, 1 epoch: test F1 53.3, AddSent 53.8; the default 1,200 x 2 epochs: 100.0 and 100.0),
