@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -88,8 +89,16 @@ class OfflineRun:
         return json.loads((self.dir / "files" / path).read_text())
 
 
-def offline_runs(out: Path) -> list[OfflineRun]:
-    return [OfflineRun(p) for p in sorted((out / "wandb").glob("offline-run-*"))]
+def offline_runs(out: Path, wait: float = 30.0) -> list[OfflineRun]:
+    """The offline runs under ``out``, read again until each holds its exit record or ``wait``
+    seconds pass: the wandb service writes the file's last records after ``wandb.finish()``
+    returns (a fresh-clone CI once read it before the exit record was there)."""
+    deadline = time.monotonic() + wait
+    while True:
+        runs = [OfflineRun(p) for p in sorted((out / "wandb").glob("offline-run-*"))]
+        if (runs and all(r.exited for r in runs)) or time.monotonic() > deadline:
+            return runs
+        time.sleep(0.5)
 
 
 def test_offline_run_holds_config_robust_metrics_and_test_tables(tmp_path, monkeypatch):
