@@ -184,6 +184,45 @@ def test_extract_bank_reads_unmodified_passages_and_keeps_n_options_minus_one():
     assert {(e.id, e.context, e.answers) for e in scorer.seen} == {(x.id, PASSAGE, ()) for x in (a, b, c)}
 
 
+class CrashingScorer(HandScorer):
+    """Reads ``calls`` chunks, then dies like a preempted job."""
+
+    def __init__(self, nbest, calls):
+        super().__init__(nbest)
+        self.calls = calls
+
+    def predict(self, examples):
+        if self.calls == 0:
+            raise KeyboardInterrupt("preempted")
+        self.calls -= 1
+        return super().predict(examples)
+
+
+def test_an_interrupted_extraction_resumes_from_its_journal_and_gives_the_same_bank(tmp_path):
+    from robust_mrc.journal import Journal
+
+    examples = [mc(f"p{k}-0", question=f"Q{k}?") for k in range(5)]
+    nbest = {f"Q{k}?": ["blue bus ticket", f"market number {k}", "walked home"] for k in range(5)}
+    whole = extract_bank(HandScorer(nbest), examples, chunk=2)
+    settings = {"ckpt": "x", "top": 20}
+    path = tmp_path / "de.jsonl.partial.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        extract_bank(CrashingScorer(nbest, calls=2), examples, chunk=2, journal=Journal(path, settings))
+    assert len(path.read_text().splitlines()) == 1 + 4  # the header and the two chunks read
+    again = CrashingScorer(nbest, calls=1)
+    dropped = Counter()
+    assert extract_bank(again, examples, dropped, chunk=2, journal=Journal(path, settings)) == whole
+    assert len(again.seen) == 1  # only the question left was read again
+    assert dropped == Counter()  # the filter ran on every question, the journaled ones too
+    # other settings (another checkpoint) start afresh
+    fresh = HandScorer(nbest)
+    assert extract_bank(fresh, examples, chunk=2, journal=Journal(path, {"ckpt": "y", "top": 20})) == whole
+    assert len(fresh.seen) == 5
+
+
+# --- bank files and the attack ----------------------------------------------------------------
+
+
 # --- bank files and the attack ----------------------------------------------------------------
 
 
@@ -262,6 +301,7 @@ def test_command_builds_a_bank_end_to_end_and_a_checkpoint_gives_it_again(tmp_pa
     assert stats["all"]["questions"] == 80 and set(stats["splits"]) == {"train", "validation", "test"}
     assert stats["extractor"]["span_data"]["train"]["examples"] == 48
     assert stats["filter"]["mean_nbest"] == 20
+    assert not (tmp_path / "de.jsonl.partial.jsonl").exists()  # the journal goes once the bank is written
     by_id = {ex.id: ex for split in splits.values() for ex in split}
     for ex_id, distractors in bank.items():
         assert len(distractors) <= len(by_id[ex_id].options) - 1

@@ -19,6 +19,9 @@ own span model, end to end:
    rank order (white space collapsed, leading punctuation and a speaker's tag "W:" dropped:
    :func:`span_text`) through the DE rules (:func:`robust_mrc.attacks.mc.distractors.filter_spans`, shared with
    the model-free DE) and the first ``n_options - 1`` kept.
+   The n-best lists read are journaled in ``<out>.partial.jsonl`` (:mod:`robust_mrc.journal`):
+   after a crash or preemption in this pass, the same command with ``ckpt=`` the extractor's
+   checkpoint (``WORK_DIR/train/checkpoints/best.ckpt``) reads only the questions left.
 4. The bank ``out`` (JSONL ``{"id", "distractors"}``, every question, possibly with fewer
    distractors than wrong options: ``distractor_extraction bank=`` backfills with the original
    ones, and leaves a question with none as it is) and ``out.stats.json`` (or ``stats=``):
@@ -48,6 +51,7 @@ from robust_mrc.banks.cli import compose, parse_splits, split_arguments
 from robust_mrc.banks.span_data import query_example, write_span_data
 from robust_mrc.banks.stats import bank_stats, collapse_warning, format_stats
 from robust_mrc.data.examples import MCExample
+from robust_mrc.journal import Journal, file_identity
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +83,12 @@ def dangling(text: str) -> bool:
 
 
 def extract_bank(
-    scorer, examples: Sequence[MCExample], dropped: Counter | None = None, nbest_sizes: list[int] | None = None, chunk: int = 512
+    scorer,
+    examples: Sequence[MCExample],
+    dropped: Counter | None = None,
+    nbest_sizes: list[int] | None = None,
+    chunk: int = 512,
+    journal: Journal | None = None,
 ) -> dict[str, list[str]]:
     """``{id: distractors}``: each example's unmodified passage and question read by ``scorer`` (a
     :class:`~robust_mrc.models.scoring.ModelScorer` of a span module, or any object whose
@@ -89,15 +98,31 @@ def extract_bank(
     in the paper; such a span reads as no option), :func:`span_text` cleans the others, and a
     cleaned span that ends on a dangling word is dropped (``fragment``: :func:`dangling`).
     ``dropped`` counts the rules that dropped candidates, ``nbest_sizes`` gets each example's
-    n-best length."""
+    n-best length. With ``journal``, the n-best lists of questions that an interrupted pass with the
+    same settings read are taken from it, and each chunk of ``chunk`` questions read is appended."""
     queries = [query_example(ex) for ex in examples]
-    order = sorted(range(len(queries)), key=lambda i: -(len(queries[i].context) + len(queries[i].question)))
+    finished = journal.load() if journal is not None else {}
     nbest: dict[int, tuple] = {}
-    for start in range(0, len(order), chunk):
-        part = order[start : start + chunk]
-        for i, pred in zip(part, scorer.predict([queries[i] for i in part])):
-            nbest[i] = pred.nbest
-        log.info("DE bank: %d / %d questions read", min(start + chunk, len(order)), len(order))
+    for i, ex in enumerate(examples):
+        if ex.id in finished:
+            nbest[i] = tuple((str(text), float(score)) for text, score in finished[ex.id]["nbest"])
+    if nbest:
+        log.info("resuming %s: %d of %d questions were read by an interrupted pass", journal.path, len(nbest), len(examples))
+    if journal is not None:
+        journal.open({examples[i].id: finished[examples[i].id] for i in nbest})
+    todo = [i for i in range(len(queries)) if i not in nbest]
+    order = sorted(todo, key=lambda i: -(len(queries[i].context) + len(queries[i].question)))
+    try:
+        for start in range(0, len(order), chunk):
+            part = order[start : start + chunk]
+            for i, pred in zip(part, scorer.predict([queries[i] for i in part])):
+                nbest[i] = tuple((str(text), float(score)) for text, score in pred.nbest)
+            if journal is not None:
+                journal.append({"id": examples[i].id, "nbest": [list(c) for c in nbest[i]]} for i in part)
+            log.info("DE bank: %d / %d questions read", len(examples) - len(order) + min(start + chunk, len(order)), len(examples))
+    finally:
+        if journal is not None:
+            journal.close()
     dropped = Counter() if dropped is None else dropped
     bank = {}
     for i, ex in enumerate(examples):
@@ -222,8 +247,11 @@ def build_de_bank(argv: Sequence[str]) -> dict:
     scorer = ModelScorer(module, load_tokenizer(module.model_cfg), key=str(ckpt), batch_size=int(train_cfg.eval_batch_size))
     dropped: Counter = Counter()
     sizes: list[int] = []
-    bank = extract_bank(scorer, examples, dropped, sizes)
+    settings = {"ckpt": file_identity(ckpt), "top": top, "data": str(mc_cfg.data.name), "splits": names, "ids": len(examples)}
+    journal = Journal(out.with_name(out.name + ".partial.jsonl"), settings)
+    bank = extract_bank(scorer, examples, dropped, sizes, journal=journal)
     write_bank(bank, out)
+    journal.finish()
     stats = {
         "bank": str(out),
         "data": str(mc_cfg.data.name),
