@@ -202,7 +202,7 @@ def test_an_interrupted_extraction_resumes_from_its_journal_and_gives_the_same_b
     from robust_mrc.journal import Journal
 
     examples = [mc(f"p{k}-0", question=f"Q{k}?") for k in range(5)]
-    nbest = {f"Q{k}?": ["blue bus ticket", f"market number {k}", "walked home"] for k in range(5)}
+    nbest = {f"Q{k}?": ["red apples", "blue bus ticket", f"market number {k}"] for k in range(5)}  # the answer first
     whole = extract_bank(HandScorer(nbest), examples, chunk=2)
     settings = {"ckpt": "x", "top": 20}
     path = tmp_path / "de.jsonl.partial.jsonl"
@@ -213,14 +213,11 @@ def test_an_interrupted_extraction_resumes_from_its_journal_and_gives_the_same_b
     dropped = Counter()
     assert extract_bank(again, examples, dropped, chunk=2, journal=Journal(path, settings)) == whole
     assert len(again.seen) == 1  # only the question left was read again
-    assert dropped == Counter()  # the filter ran on every question, the journaled ones too
+    assert dropped == Counter({"answer": 5})  # the filter ran on every question, the journaled ones too
     # other settings (another checkpoint) start afresh
     fresh = HandScorer(nbest)
     assert extract_bank(fresh, examples, chunk=2, journal=Journal(path, {"ckpt": "y", "top": 20})) == whole
     assert len(fresh.seen) == 5
-
-
-# --- bank files and the attack ----------------------------------------------------------------
 
 
 # --- bank files and the attack ----------------------------------------------------------------
