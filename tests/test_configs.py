@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import shlex
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,31 @@ def test_a_wrong_choice_lists_only_real_options(group):
     listed = str(err.value).split("Available options", 1)[1].split("Config search path")[0].split()[2:]
     assert listed == options(group), listed
     assert not any(o.startswith("_") or "base/" in o for o in listed)
+
+
+def documented_train_commands() -> list[tuple[str, list[str]]]:
+    """The ``python train.py ...`` lines in the experiment configs' header comments, one override
+    list per alternative of ``a|b`` choices (``-m`` dropped: composing checks each job's overrides)."""
+    found = []
+    for path in sorted((Path(CONF) / "experiment").glob("*.yaml")):
+        for line in path.read_text().splitlines():
+            text = line.lstrip("# ").strip()
+            if not text.startswith("python train.py "):
+                continue
+            args = [a for a in shlex.split(text[len("python train.py "):], comments=True) if a != "-m"]
+            choices = [[a] if "|" not in a or "=" not in a else
+                       [a.split("=", 1)[0] + "=" + v for v in a.split("=", 1)[1].split("|")] for a in args]
+            for overrides in itertools.product(*choices):
+                found.append((f"{path.name}: {text}", list(overrides)))
+    return found
+
+
+def test_documented_train_commands_compose():
+    """A command shown in an experiment config runs as typed (a missing ``+`` on a new key fails here)."""
+    commands = documented_train_commands()
+    assert len(commands) >= 10
+    for where, overrides in commands:
+        try:
+            OmegaConf.to_container(make_cfg(*overrides), resolve=True)
+        except Exception as err:  # noqa: BLE001 - name the line that does not compose
+            raise AssertionError(f"{where}\n  -> {type(err).__name__}: {err}") from err
