@@ -107,7 +107,7 @@ def test_two_runs_of_one_policy_and_seed_are_told_apart_not_averaged(tmp_path):
     assert len(lines) == 3 and "word_noise" in lines[0] and "66.0" in lines[2] and "55.0" in lines[2]
 
 
-def test_against_gives_paired_differences_from_the_prediction_records(tmp_path):
+def test_against_gives_paired_differences_from_the_prediction_records(tmp_path, capsys):
     import json
 
     from omegaconf import OmegaConf
@@ -137,5 +137,7 @@ def test_against_gives_paired_differences_from_the_prediction_records(tmp_path):
     assert value == "+25.0"  # 5 more questions of 20 right
     lo, hi = (float(x) for x in interval.strip("[]").split(", "))
     assert 0 < lo < 25 < hi <= 50
-    with pytest.raises(ValueError, match="no such row"):
+    with pytest.raises(SystemExit):
         main([*dirs, "--against", "nothing s9"])
+    err = capsys.readouterr().err
+    assert "no such row" in err and "clean s1" in err and "Traceback" not in err

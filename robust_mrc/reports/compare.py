@@ -247,7 +247,10 @@ def main(argv: list[str] | None = None) -> str:
     table = format_table(comparison_rows(named, metric, args.stage, not args.no_seed_means))
     if args.against:
         table += f"\n\nDifference against {args.against} (paired 95 % bootstrap interval over the questions both have):\n\n"
-        table += format_table(paired_differences(named, args.against, metric, args.stage))
+        try:
+            table += format_table(paired_differences(named, args.against, metric, args.stage))
+        except ValueError as err:  # a row name that is not in the table: say which ones are, no traceback
+            p.error(str(err))
     print(table)
     if args.out:
         atomic_write_bytes(Path(args.out), table.encode())
