@@ -77,6 +77,12 @@ def test_a_wrong_choice_lists_only_real_options(group):
     assert not any(o.startswith("_") or "base/" in o for o in listed)
 
 
+def _alternatives(arg: str) -> list[str]:
+    """``key=a|b`` -> ``[key=a, key=b]``; any other argument stands alone."""
+    key, sep, value = arg.partition("=")
+    return [f"{key}={v}" for v in value.split("|")] if sep and "|" in value else [arg]
+
+
 def documented_train_commands() -> list[tuple[str, list[str]]]:
     """The ``python train.py ...`` lines in the experiment configs' header comments, one override
     list per alternative of ``a|b`` choices (``-m`` dropped: composing checks each job's overrides)."""
@@ -86,9 +92,8 @@ def documented_train_commands() -> list[tuple[str, list[str]]]:
             text = line.lstrip("# ").strip()
             if not text.startswith("python train.py "):
                 continue
-            args = [a for a in shlex.split(text[len("python train.py "):], comments=True) if a != "-m"]
-            choices = [[a] if "|" not in a or "=" not in a else
-                       [a.split("=", 1)[0] + "=" + v for v in a.split("=", 1)[1].split("|")] for a in args]
+            args = [a for a in shlex.split(text[len("python train.py ") :], comments=True) if a != "-m"]
+            choices = [_alternatives(a) for a in args]
             for overrides in itertools.product(*choices):
                 found.append((f"{path.name}: {text}", list(overrides)))
     return found
