@@ -52,8 +52,10 @@ class Attack:
 
     name: ClassVar[str] = ""
     task: ClassVar[str] = ""
-    paper: ClassVar[str] = ""
+    paper: ClassVar[str] = ""  # the paper it follows, as people cite it (robust_mrc.papers)
     description: ClassVar[str] = ""
+    # "paper": the paper's method; "stand-in": a model-free substitute under its own name
+    method: ClassVar[str] = "paper"
     _prepared: bool = False
 
     def __init__(self, **params: Any):
@@ -80,6 +82,17 @@ class Attack:
 
         Called once by :func:`robust_mrc.attacks.apply.build_attack`, before the first
         ``apply``; stores what it resolves in private attributes."""
+
+    def resources(self) -> dict[str, str]:
+        """What the attacked text depends on besides the code, parameters and seed, as short strings
+        (neighbour source, bank, generator, option pool and screening model); called after
+        :meth:`prepare`. Default: nothing."""
+        return {}
+
+    def provenance(self) -> dict[str, Any]:
+        """What ran, for reports: the attack, whether it is the paper's method or a stand-in, the paper
+        by name and :meth:`resources`."""
+        return {"attack": self.name, "method": self.method, "paper": self.paper, "resources": self.resources()}
 
     def setup(self, context: AttackContext) -> Attack:
         """Run :meth:`prepare` once with ``context``; returns the attack."""
@@ -126,9 +139,9 @@ def get_attack(name: str, task: str, **params: Any) -> Attack:
 
 
 def list_attacks(task: str | None = None) -> list[dict[str, str]]:
-    """Registered attacks (name, task, paper, description), sorted by task then name."""
+    """Registered attacks (name, task, paper, method, description), sorted by task then name."""
     rows = [
-        {"name": c.name, "task": c.task, "paper": c.paper, "description": c.description}
+        {"name": c.name, "task": c.task, "paper": c.paper, "method": c.method, "description": c.description}
         for (n, t), c in _REGISTRY.items()
         if task is None or t == task
     ]

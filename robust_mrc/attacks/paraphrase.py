@@ -16,6 +16,7 @@ import importlib
 from robust_mrc.attacks.base import Attack, AttackUnavailable, register
 from robust_mrc.attacks.span.common import protector, remap_answers
 from robust_mrc.attacks.text import sentence_spans
+from robust_mrc.papers import cite
 
 NO_PARAPHRASER = (
     "no paraphraser is configured: paraphrase needs paraphraser='module:function' (a callable "
@@ -54,7 +55,7 @@ def paraphrase_text(text: str, fn, skip=lambda s, e: False):
 
 
 class _Paraphrase(Attack):
-    paper = "000 AdvRACE / 004 Wu et al."
+    paper = cite("advrace", "wu")
 
     @classmethod
     def defaults(cls):

@@ -23,6 +23,7 @@ from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.text import TOKEN_RE, as_statement, insert_at, match_case, sentence_boundaries
 from robust_mrc.data.cloze import fill_blank, has_blank
+from robust_mrc.papers import cite
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ def _join(toks: list[str]) -> str:
 class AddSentMC(Attack):
     name = "addsent"
     task = "mc"
-    paper = "000 AdvRACE"
+    paper = cite("advrace")
     description = "insert two sentences: the meaning-flipped question filled with a random wrong option"
 
     def __init__(self, **params):

@@ -17,6 +17,7 @@ import random
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.text import WORD_RE
+from robust_mrc.papers import cite
 
 
 def swap_inner(word: str, rng: random.Random) -> str:
@@ -51,7 +52,7 @@ def _swap_words(text: str, rng: random.Random, keep) -> tuple[str, int]:
 class CharSwapMC(Attack):
     name = "charswap"
     task = "mc"
-    paper = "000 AdvRACE"
+    paper = cite("advrace")
     description = "swap two adjacent inner letters of the key words of question and passage"
 
     @classmethod

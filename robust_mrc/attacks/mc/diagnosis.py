@@ -13,6 +13,7 @@ from __future__ import annotations
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.text import as_statement, insert_at, sentence_boundaries
 from robust_mrc.data.cloze import fill_blank, has_blank
+from robust_mrc.papers import cite
 
 
 def choose_position(text: str, position: str, rng) -> int:
@@ -30,7 +31,7 @@ def choose_position(text: str, position: str, rng) -> int:
 class Diagnosis(Attack):
     name = "diagnosis"
     task = "mc"
-    paper = "000 AdvRACE"
+    paper = cite("advrace")
     description = "insert the question filled with its correct answer into the passage (an easier example)"
 
     @classmethod

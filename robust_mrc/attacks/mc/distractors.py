@@ -37,6 +37,7 @@ from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, re
 from robust_mrc.attacks.mc.diverse import select_diverse
 from robust_mrc.attacks.pools import OptionPool, load_bank, passage_key, pool_for
 from robust_mrc.attacks.text import WORD_RE, jaccard, normalize, sentence_spans, stems
+from robust_mrc.papers import cite
 
 _EDGE_WORDS = frozenset("and or but of to in on at for with by from as that which who than so".split())
 _CLAUSE_SPLIT = re.compile(r"[,;:()\"\u201c\u201d]|\s-\s|--")
@@ -157,7 +158,7 @@ def filter_spans(
 class DistractorExtraction(Attack):
     name = "distractor_extraction"
     task = "mc"
-    paper = "000 AdvRACE"
+    paper = cite("advrace")
     description = "replace the wrong options by passage spans (from a bank, or model-free lexical extraction)"
 
     @classmethod
@@ -217,7 +218,7 @@ def retrieve_distractors(ex, pool: OptionPool, beam: int = 50, n: int = 3) -> li
 class DistractorGeneration(Attack):
     name = "distractor_generation"
     task = "mc"
-    paper = "000 AdvRACE"
+    paper = cite("advrace")
     description = "replace the wrong options by generated ones (from a bank, or retrieved from other questions)"
 
     @classmethod

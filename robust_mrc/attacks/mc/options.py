@@ -23,6 +23,7 @@ from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, re
 from robust_mrc.attacks.pools import OptionPool, passage_key, pool_for
 from robust_mrc.attacks.text import normalize
 from robust_mrc.data.examples import MAX_OPTIONS
+from robust_mrc.papers import cite
 
 
 def _in_passage(option: str, passage: str) -> bool:
@@ -77,7 +78,7 @@ class _PoolAttack(Attack):
 class Magnet(_PoolAttack):
     name = "magnet"
     task = "mc"
-    paper = "002 magnet options"
+    paper = cite("magnet")
     description = "replace one wrong option by an irrelevant option from a pool (magnet option)"
 
     @classmethod
@@ -102,7 +103,7 @@ class Magnet(_PoolAttack):
 class ExtraOption(_PoolAttack):
     name = "extra_option"
     task = "mc"
-    paper = "002 magnet options"
+    paper = cite("magnet")
     description = "add one irrelevant option from a pool (at most 5 options; label still points at the answer)"
 
     @classmethod

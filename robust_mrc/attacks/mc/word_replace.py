@@ -15,6 +15,7 @@ from __future__ import annotations
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.text import WORD_RE, match_case
+from robust_mrc.papers import cite
 
 
 def replace_words(text: str, rng, nb, rate: float, k: int, protect=lambda s, e: False) -> tuple[str, int, list[tuple[int, int, int]]]:
@@ -56,7 +57,7 @@ def replace_words(text: str, rng, nb, rate: float, k: int, protect=lambda s, e: 
 class WordReplace(Attack):
     name = "word_replace"
     task = "mc"
-    paper = "000 AdvRACE"
+    paper = cite("advrace")
     description = "replace a share of passage words by random near neighbours in embedding space"
 
     @classmethod

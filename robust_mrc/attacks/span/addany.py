@@ -30,6 +30,7 @@ from robust_mrc.attacks.base import Attack, AttackUnavailable, register
 from robust_mrc.attacks.span.common import contains_answer, insert_sentence, insertion_point
 from robust_mrc.attacks.text import WORD_RE
 from robust_mrc.metrics import question_f1
+from robust_mrc.papers import cite
 
 
 def expected_f1(prediction, golds, metric: str = "squad_v1") -> float:
@@ -53,7 +54,7 @@ def question_words(question: str) -> list[str]:
 
 class _WordSearch(Attack):
     task = "span"
-    paper = "001 Jia & Liang"
+    paper = cite("jia_liang")
     _common_only = False
 
     @classmethod

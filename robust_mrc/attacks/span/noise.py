@@ -34,6 +34,7 @@ from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.mc.word_replace import replace_words
 from robust_mrc.attacks.span.common import SPARE, protector, remap_answers, spared_regions, straddles_an_answer
+from robust_mrc.papers import cite
 
 
 class _Noise(Attack):
@@ -47,7 +48,7 @@ class _Noise(Attack):
 class CharNoise(_Noise):
     name = "char_noise"
     task = "span"
-    paper = "004 Wu et al."
+    paper = cite("wu")
     description = "replace 25% of the characters outside the gold answers by homoglyphs"
 
     @classmethod
@@ -79,7 +80,7 @@ class CharNoise(_Noise):
 class WordNoise(_Noise):
     name = "word_noise"
     task = "span"
-    paper = "004 Wu et al."
+    paper = cite("wu")
     description = "replace 25% of the words outside the gold answers by their nearest neighbour"
 
     @classmethod

@@ -17,6 +17,7 @@ from robust_mrc.attacks.span.addsent.statement import declarative
 from robust_mrc.attacks.span.common import contains_answer, insert_sentence, insertion_point
 from robust_mrc.attacks.text import as_statement
 from robust_mrc.metrics import question_f1
+from robust_mrc.papers import cite
 
 
 def _clean(sentence: str) -> str:
@@ -44,7 +45,7 @@ def candidate_sentences(ex, mod: bool = False, variants: int = 2, vectors=None, 
 
 class _AddSentBase(Attack):
     task = "span"
-    paper = "001 Jia & Liang"
+    paper = cite("jia_liang")
     _mod = False
     _random = False
     _default_position = "end"
