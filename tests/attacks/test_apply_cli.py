@@ -33,7 +33,7 @@ def _write_race_jsonl(path, examples):
 def test_list(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
-    assert "charswap" in out and "char_noise" in out and "000 AdvRACE" in out
+    assert "charswap" in out and "char_noise" in out and "Si et al. 2021 (AdvRACE)" in out
     main(["list", "task=span"])
     assert "charswap" not in capsys.readouterr().out
 
