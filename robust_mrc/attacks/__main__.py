@@ -4,6 +4,11 @@
     python -m robust_mrc.attacks apply attack=charswap data=PATH out=PATH [seed=0] [limit=N]
         [format=race_jsonl|race_original|dream|squad] [stats=PATH] [keep_failed=true] [KEY=VALUE ...]
     python -m robust_mrc.attacks apply attack=addany ckpt=RUN/checkpoints/best.ckpt data=PATH out=PATH [budget=600]
+    python -m robust_mrc.attacks stats attack=addsent data=PATH [limit=150] [seed=0] [out=PATH] [KEY=VALUE ...]
+
+``stats`` measures what the attack does to the data beside its paper's published figures
+(:mod:`robust_mrc.attacks.fidelity`: AddSent's "not" share, synonym and name replacements, CharSwap's
+share of words altered, DE's overlap with the answer) and prints them as JSON (``out=``: also written).
 
 ``data=`` is a file the readers load (format detected); the attacked set is written in the input's
 own format (or ``format=``), with examples the attack cannot change kept as they are
@@ -228,6 +233,35 @@ def apply(cfg: dict) -> dict:
     return stats
 
 
+def stats(cfg: dict) -> dict:
+    """``stats``: :func:`robust_mrc.attacks.fidelity.fidelity_stats` of ``attack=`` on ``data=``."""
+    from robust_mrc.attacks.fidelity import fidelity_stats
+    from robust_mrc.data.readers import load_examples
+    from robust_mrc.data.writers import atomic_write_text
+
+    for key in ("attack", "data"):
+        if key not in cfg:
+            raise SystemExit(f"stats needs {key}=...  (e.g. attack=addsent data=race.jsonl limit=150)")
+    try:
+        seed, epoch = int(cfg.get("seed", 0)), int(cfg.get("epoch", 0))
+        limit = int(cfg["limit"]) if cfg.get("limit") not in (None, "", "null") else None
+    except ValueError as exc:
+        raise SystemExit(f"seed, epoch and limit are whole numbers: {exc}") from None
+    examples = load_examples(cfg["data"], limit=limit, strict=str(cfg.get("strict", "true")).lower() != "false")
+    if not len(examples):
+        raise SystemExit(f"{cfg['data']}: no examples")
+    task = cfg.get("task") or ("mc" if isinstance(examples[0], MCExample) else "span")
+    params = {k: yaml.safe_load(v) for k, v in cfg.items() if k not in _OWN_KEYS}
+    try:
+        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples))
+    except (AttackSpecError, ValueError) as exc:
+        raise SystemExit(str(exc)) from None
+    result = {"data": str(cfg["data"]), "limit": limit, "seed": seed, **fidelity_stats(attack, list(examples), seed, epoch)}
+    if cfg.get("out"):
+        atomic_write_text(Path(cfg["out"]), json.dumps(result, indent=2) + "\n")
+    return result
+
+
 _HELP_FLAGS = ("-h", "--help", "help")
 
 LIST_HELP = """python -m robust_mrc.attacks list [task=mc|span]
@@ -273,10 +307,12 @@ def main(argv: list[str] | None = None) -> int:
         rest = _parse([a for a in argv[1:] if a not in _HELP_FLAGS])
         if argv[0] == "list":
             print(LIST_HELP)
+        elif argv[0] == "stats":
+            print(__doc__)
         elif argv[0] == "apply":
             print(APPLY_HELP + (_attack_help(rest) if rest.get("attack") else ""))
         else:
-            raise SystemExit(f"unknown command {argv[0]!r}; use `list` or `apply` (--help for either)")
+            raise SystemExit(f"unknown command {argv[0]!r}; use `list`, `apply` or `stats` (--help for any)")
         return 0
     cmd, cfg = argv[0], _parse(argv[1:])
     if cmd == "list":
@@ -286,10 +322,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{r['task']:<5} {r['name']:<{width}}  {r['paper']:<28} {r['description']}")
         return 0
     if cmd == "apply":
-        stats = apply(cfg)
-        print(json.dumps(stats, indent=2))
+        print(json.dumps(apply(cfg), indent=2))
         return 0
-    raise SystemExit(f"unknown command {cmd!r}; use `list` or `apply`")
+    if cmd == "stats":
+        print(json.dumps(stats(cfg), indent=2))
+        return 0
+    raise SystemExit(f"unknown command {cmd!r}; use `list`, `apply` or `stats`")
 
 
 if __name__ == "__main__":

@@ -1,17 +1,24 @@
-"""AddSent for multiple choice (seed 000, AdvRACE section 3.3).
+"""AddSent for multiple choice (Si et al. 2021, AdvRACE, section 3.3).
 
 What it changes: the passage only. Two distracting sentences are inserted at random sentence
-boundaries. Each one is the question with its meaning flipped -- integers shifted by a random
-10-100, nouns and proper nouns replaced by their nearest word (same POS where known, not a
-stopword, another stem, not used before), the *first* adjective / adverb / verb replaced by a
-WordNet antonym; a "not" removed or inserted when nothing else changed -- filled with a random
-wrong option (into the ``_`` blank, or appended). The two sentences use different wrong options and
-different replacement words.
-POS tags (which words are nouns, adjectives...) come from spaCy where installed (the paper's
-tagger), else from a heuristic tagger; ``tagger=`` (auto | spacy | heuristic) picks one.
+boundaries. Each one is the question with its meaning flipped, filled with a random wrong option
+(into the ``_`` blank, or appended); the two use different wrong options and replacement words:
+
+1. integers shift by a random 10-100; a person's name goes to another name of the same kind
+   (female / male / given / surname: "Hanson" -> "Morrison"); other nouns and proper nouns go to
+   their nearest word in a distributional space (``vectors=``: a GloVe / word2vec file, the
+   paper's choice; default ``$ROBUST_MRC_VECTORS``, else the offline MiniLM's input embeddings:
+   "China" -> "Beijing", "afternoon" -> "evening"), never a synonym, a hypernym or hyponym, a form
+   of the same word, a stopword or a pronoun (:mod:`robust_mrc.attacks.replacements`);
+2. the *first* adjective / adverb / verb goes to a WordNet antonym of the same part of speech;
+3. when nothing changed, a "not" is removed or inserted.
+
+Pronouns and function words are never replaced. POS tags come from spaCy where installed (the
+paper's tagger), else from a heuristic tagger; ``tagger=`` (auto | spacy | heuristic) picks one.
 
 What it promises: question, options and label are unchanged (so the correct option stays distinct
-from every option). Returns None when no sentence can be built.
+from every option). Returns None when no sentence can be built. :meth:`AddSentMC.trace` also
+returns each replacement with its step, for the fidelity statistics.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import random
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
+from robust_mrc.attacks.replacements import nearest_different, nearest_name
 from robust_mrc.attacks.text import TOKEN_RE, as_statement, insert_at, match_case, sentence_boundaries
 from robust_mrc.data.cloze import fill_blank, has_blank
 from robust_mrc.papers import cite
@@ -30,49 +38,46 @@ log = logging.getLogger(__name__)
 _NOUNISH = (R.NOUN, R.PROPN)
 
 
-def _stem_related(a: str, b: str) -> bool:
-    sa, sb = R.stem(a), R.stem(b)
-    return sa == sb or sa.startswith(sb) or sb.startswith(sa)
+def perturb_question(
+    question: str,
+    rng: random.Random,
+    nb,
+    used: set[str],
+    use_antonyms: bool = True,
+    tagger=None,
+    record: list | None = None,
+):
+    """The question with its meaning flipped, and the number of changes (0 = could not).
 
-
-def _nearest(word: str, nb, used: set[str], pos: str | None, question_words: set[str]) -> str | None:
-    has_wn = R.has_wordnet()
-    for cand in nb.neighbours(word, 25):
-        if not cand.isalpha() or cand in R.STOPWORDS or cand in used or cand in question_words:
-            continue
-        if _stem_related(cand, word):
-            continue
-        counts = dict(R.wn_pos_counts(cand))
-        if has_wn and not counts:  # not an English word WordNet knows (typos in vector vocabularies)
-            continue
-        if pos is not None and counts and pos not in counts:  # POS known and different
-            continue
-        return cand
-    return None
-
-
-def perturb_question(question: str, rng: random.Random, nb, used: set[str], use_antonyms: bool = True, tagger=None):
-    """The question with its meaning flipped, and the number of changes (0 = could not)."""
+    ``record``, when given, receives one ``(step, original, replacement)`` per change, step one of
+    number / name / noun / antonym / not."""
     toks = TOKEN_RE.findall(question)
     tags = R.pos_tag(toks, tagger)
     nb.prefetch([t for t, g in zip(toks, tags) if g in _NOUNISH])
     qwords = {t.lower() for t in toks}
     out = list(toks)
-    changed = 0
+    changes: list[tuple[str, str, str]] = []
     antonym_done = False
     for i, (tok, tag) in enumerate(zip(toks, tags)):
         low = tok.lower()
-        if tag in (R.PUNCT, R.FUNC, R.AUX) or low in R.STOPWORDS:
+        if tag in (R.PUNCT, R.FUNC, R.AUX) or low in R.STOPWORDS or low in R.PRONOUNS:
             continue
         if tok.isdigit():
             out[i] = str(int(tok) + rng.randint(10, 100))
-            changed += 1
+            changes.append(("number", tok, out[i]))
+            continue
+        kind = R.person_name_kind(toks, i) if tok.isalpha() and (tag in _NOUNISH or i > 0) else None
+        if kind is not None:
+            name = nearest_name(low, kind, nb, used, qwords, rng)
+            used.add(name)
+            out[i] = name.capitalize()
+            changes.append(("name", tok, out[i]))
         elif tag in _NOUNISH and tok.isalpha():
-            cand = _nearest(low, nb, used, "n" if R.wn_pos_counts(low) else None, qwords)
+            cand = nearest_different(low, nb, "n" if R.wn_pos_counts(low) else None, used, qwords)
             if cand:
                 used.add(cand)
                 out[i] = match_case(tok, cand)
-                changed += 1
+                changes.append(("noun", tok, out[i]))
         elif tag in (R.ADJ, R.ADV, R.VERB) and not antonym_done and use_antonyms and tok.isalpha():
             pos = R.wn_pos(tag)
             wn = R.wordnet()
@@ -81,12 +86,16 @@ def perturb_question(question: str, rng: random.Random, nb, used: set[str], use_
                 if ant.lower() not in used:
                     used.add(ant.lower())
                     out[i] = match_case(tok, ant)
-                    changed += 1
+                    changes.append(("antonym", tok, out[i]))
                     antonym_done = True
                     break
-    if not changed:
-        out, changed = _negate(out, tags)
-    return _join(out), changed
+    if not changes:
+        out, n = _negate(out, tags)
+        if n:
+            changes.append(("not", "", "not"))
+    if record is not None:
+        record.extend(changes)
+    return _join(out), len(changes)
 
 
 def _negate(toks: list[str], tags: list[str]) -> tuple[list[str], int]:
@@ -124,6 +133,7 @@ class AddSentMC(Attack):
     task = "mc"
     paper = cite("advrace")
     description = "insert two sentences: the meaning-flipped question filled with a random wrong option"
+    neighbour_default = "distributional"
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -131,16 +141,31 @@ class AddSentMC(Attack):
 
     @classmethod
     def defaults(cls):
-        # sentences: how many to insert; vectors: nearest-word backend (path, counter-fitted, wordnet, auto);
-        # tagger: auto | spacy | heuristic (None: $ROBUST_MRC_TAGGER, else auto)
+        # sentences: how many to insert; vectors: nearest-word backend (a GloVe/word2vec path, embeddings,
+        # wordnet; None: $ROBUST_MRC_VECTORS, else the MiniLM input embeddings); tagger: auto | spacy |
+        # heuristic (None: $ROBUST_MRC_TAGGER, else auto)
         return {"sentences": 2, "vectors": None, "antonyms": True, "tagger": None}
 
+    def resources(self) -> dict[str, str]:
+        return {
+            "neighbours": R.describe(R.neighbours(self.vectors, self.neighbour_default)),
+            "names": "person_names.tsv",
+            "antonyms": "wordnet" if self.antonyms and R.has_wordnet() else "none",
+            "tagger": R.tagger_name(self.tagger),
+        }
+
     def apply(self, ex, rng):
-        nb = R.neighbours(self.vectors)
+        return self.trace(ex, rng)[0]
+
+    def trace(self, ex, rng):
+        """``(attacked example or None, sentences)``: :meth:`apply` with the replacements it made, one
+        list of ``(step, original, replacement)`` per sentence it built (the same output for the same ``rng``)."""
+        record: list[list[tuple[str, str, str]]] = []
+        nb = R.neighbours(self.vectors, self.neighbour_default)
         use_antonyms = bool(self.antonyms) and R.has_wordnet()
         wrong = [o for i, o in enumerate(ex.options) if i != ex.label and o.strip()]
         if not wrong:
-            return None
+            return None, record
         n = int(self.sentences)
         picks = rng.sample(wrong, n) if len(wrong) >= n else [rng.choice(wrong) for _ in range(n)]
         used: set[str] = set()
@@ -148,7 +173,9 @@ class AddSentMC(Attack):
         added = []
         question = ex.question.strip()
         for distractor in picks:
-            altered, changed = perturb_question(question, rng, nb, used, use_antonyms, self.tagger)
+            changes: list[tuple[str, str, str]] = []
+            altered, changed = perturb_question(question, rng, nb, used, use_antonyms, self.tagger, changes)
+            record.append(changes)
             if not changed:
                 continue
             body = altered.rstrip()
@@ -159,5 +186,5 @@ class AddSentMC(Attack):
             passage, _, _ = insert_at(passage, pos, sentence)
             added.append(sentence)
         if not added:
-            return None
-        return ex.replace(attack=self.name, detail=" | ".join(added), passage=passage)
+            return None, record
+        return ex.replace(attack=self.name, detail=" | ".join(added), passage=passage), record

@@ -58,11 +58,15 @@ class WordReplace(Attack):
     name = "word_replace"
     task = "mc"
     paper = cite("advrace")
-    description = "replace a share of passage words by random near neighbours in embedding space"
+    description = "replace a share of passage words by random near neighbours (a stand-in for AdvRACE's SememePSO WordReplace)"
+    method = "stand-in"  # AdvRACE appendix A.1 searched replacements with SememePSO against RoBERTa
 
     @classmethod
     def defaults(cls):
         return {"rate": 0.1, "k": 5, "question": False, "vectors": None}
+
+    def resources(self) -> dict[str, str]:
+        return {"neighbours": R.describe(R.neighbours(self.vectors))}
 
     def apply(self, ex, rng):
         nb = R.neighbours(self.vectors)

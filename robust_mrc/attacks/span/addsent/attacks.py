@@ -60,6 +60,9 @@ class _AddSentBase(Attack):
         # variants x fakes: the candidates the model-in-the-loop search tries (alterations x fake answers)
         return {"position": cls._default_position, "vectors": None, "tagger": None, "variants": 3, "fakes": 3, "metric": "squad_v1"}
 
+    def resources(self) -> dict[str, str]:
+        return {"neighbours": R.describe(R.neighbours(self.vectors, "distributional")), "tagger": R.tagger_name(self.tagger)}
+
     def apply(self, ex, rng):
         cands = candidate_sentences(ex, mod=self._mod, vectors=self.vectors, tagger=self.tagger)
         if not cands:

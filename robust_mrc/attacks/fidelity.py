@@ -1,0 +1,154 @@
+"""Fidelity statistics: what an attack does to a data set, beside the figures its paper publishes.
+
+    python -m robust_mrc.attacks stats attack=addsent data=race_middle_validation.jsonl limit=150
+
+:func:`fidelity_stats` runs an attack over examples (the same copies ``apply`` writes: one
+``example_rng(seed, epoch, id, attack)`` each) and measures the statistics the paper states for
+it, each beside the paper's figure (:data:`PAPER_FIGURES`):
+
+* AddSent (multiple choice, Si et al. 2021 section 3.3): the share of questions whose first
+  sentence needed the "not" step (paper: 28.9 %), the share of replacement words that are WordNet
+  synonyms of the word they replace (NLTK's synsets, not the attack's own reader; target 0), the
+  share of person names replaced by a person name, replacements per sentence, the share with an
+  antonym;
+* CharSwap (Si et al. 2021 section 3.4): the share of words altered (paper: 7.1 %);
+* distractor extraction (Si et al. 2021 section 3.1): token Jaccard of the new options with the
+  answer and with each other, the share of questions whose every wrong option is new, the share
+  of new options found in the passage;
+* every attack: the share of examples changed and of words altered (``attack_stats``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from robust_mrc.attacks.apply import attack_example
+from robust_mrc.attacks.base import Attack, example_rng
+from robust_mrc.attacks.text import TOKEN_RE, WORD_RE, jaccard, normalize
+from robust_mrc.papers import cite
+
+# (attack, task) -> statistic -> (the paper's figure, where it is stated)
+PAPER_FIGURES: dict[tuple[str, str], dict[str, tuple[float, str]]] = {
+    ("addsent", "mc"): {
+        "share_not_step": (0.289, f"{cite('advrace')}, section 3.3"),
+        "share_synonym_replacements": (0.0, "the rule: a replacement flips the meaning"),
+        "share_names_to_names": (1.0, f"{cite('advrace')}, Figure 1: Everett -> Zimmerman"),
+    },
+    ("charswap", "mc"): {"share_words_altered": (0.071, f"{cite('advrace')}, section 3.4")},
+}
+
+
+@functools.lru_cache(maxsize=200_000)
+def _nltk_senses(word: str) -> frozenset[str]:
+    from robust_mrc.attacks import resources as R
+
+    return frozenset(s.name() for s in R.wordnet().synsets(word.lower()))
+
+
+def wordnet_synonyms(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` share a synset, read with NLTK's WordNet reader."""
+    return bool(_nltk_senses(a) & _nltk_senses(b))
+
+
+def _share(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _person_names(question: str) -> list[str]:
+    """Capitalised words of the question that are in the names list and are not its first word
+    unless followed by a verb-like lower-case word (a name opening a question: "Jack became ...")."""
+    from robust_mrc.attacks import resources as R
+
+    toks = TOKEN_RE.findall(question)
+    return [t for i, t in enumerate(toks) if t[:1].isupper() and t.isalpha() and R.name_kinds(t) and t.lower() not in R.STOPWORDS]
+
+
+def addsent_mc_stats(attack: Attack, examples: Sequence, seed: int = 0, epoch: int = 0) -> dict:
+    from robust_mrc.attacks import resources as R
+
+    questions = attacked = needed_not = with_antonym = 0
+    replacements = synonym = 0
+    names = names_to_names = 0
+    changes_per_sentence: list[int] = []
+    synonym_cases: list[str] = []
+    for ex in examples:
+        out, sentences = attack.trace(ex, example_rng(seed, epoch, ex.id, attack.name))
+        questions += 1
+        if out is None:
+            continue
+        attacked += 1
+        first = sentences[0] if sentences else []
+        needed_not += any(step == "not" for step, *_ in first)
+        with_antonym += any(step == "antonym" for step, *_ in first)
+        changes_per_sentence += [len(s) for s in sentences]
+        for step, old, new in (change for sentence in sentences for change in sentence):
+            if step in ("noun", "name"):
+                replacements += 1
+                if R.has_wordnet() and wordnet_synonyms(old, new):
+                    synonym += 1
+                    synonym_cases.append(f"{old} -> {new}")
+        person = set(_person_names(ex.question))
+        for _step, old, new in first:
+            if old in person:
+                names += 1
+                names_to_names += bool(R.name_kinds(new))
+    return {
+        "questions": questions,
+        "attacked": attacked,
+        "share_not_step": _share(needed_not, attacked),
+        "share_antonym_step": _share(with_antonym, attacked),
+        "replacement_words": replacements,
+        "share_synonym_replacements": _share(synonym, replacements),
+        "synonym_replacements": synonym_cases[:20],
+        "person_names": names,
+        "share_names_to_names": _share(names_to_names, names),
+        "changes_per_sentence": round(sum(changes_per_sentence) / max(len(changes_per_sentence), 1), 2),
+        "neighbours": attack.resources().get("neighbours"),
+    }
+
+
+def de_stats(attacked_pairs: Sequence) -> dict:
+    """Token Jaccard of the new options with the answer and each other; share fully replaced; share in the passage."""
+    n = full = 0
+    with_answer: list[float] = []
+    pairwise: list[float] = []
+    new_total = in_passage = 0
+    for ex, new in attacked_pairs:
+        n += 1
+        wrong = [i for i in range(len(ex.options)) if i != ex.label]
+        fresh = [new.options[i] for i in wrong if normalize(new.options[i]) != normalize(ex.options[i])]
+        full += len(fresh) == len(wrong)
+        ans = set(w.lower() for w in WORD_RE.findall(ex.answer))
+        toks = [set(w.lower() for w in WORD_RE.findall(o)) for o in fresh]
+        with_answer += [jaccard(t, ans) for t in toks]
+        pairwise += [jaccard(a, b) for i, a in enumerate(toks) for b in toks[i + 1 :]]
+        passage = " ".join(ex.passage.lower().split())
+        new_total += len(fresh)
+        in_passage += sum(" ".join(o.lower().split()) in passage for o in fresh)
+    mean = lambda xs: round(sum(xs) / len(xs), 4) if xs else None  # noqa: E731
+    return {
+        "share_all_wrong_options_new": _share(full, n),
+        "answer_jaccard": mean(with_answer),
+        "pairwise_jaccard": mean(pairwise),
+        "share_new_options_in_passage": _share(in_passage, new_total),
+    }
+
+
+def fidelity_stats(attack: Attack, examples: Sequence, seed: int = 0, epoch: int = 0) -> dict:
+    """The statistics of ``attack`` on ``examples`` with the paper's figures beside them."""
+    from robust_mrc.attacks.__main__ import attack_stats
+
+    results = [attack_example(attack, ex, seed, epoch) for ex in examples]
+    attacked = [new for new, _ in results]
+    failed = sum(not ok for _, ok in results)
+    stats = {"attack": attack.name, "task": attack.task, "provenance": attack.provenance()}
+    stats.update(attack_stats(list(examples), attacked, failed))
+    changed = [(ex, new) for ex, (new, ok) in zip(examples, results) if ok]
+    if attack.task == "mc" and attack.name == "addsent":
+        stats.update(addsent_mc_stats(attack, examples, seed, epoch))
+    if attack.task == "mc" and attack.name in ("distractor_extraction", "de_lexical"):
+        stats.update(de_stats(changed))
+    figures = PAPER_FIGURES.get((attack.name, attack.task), {})
+    stats["paper_figures"] = {k: {"paper": v, "ours": stats.get(k), "source": src} for k, (v, src) in figures.items()}
+    return stats
