@@ -11,12 +11,16 @@ option as the answer; so a candidate is refused when it
   WordNet lemma, or a shared prefix of four or more letters covering 60 % of the shorter word
   ("china" / "chinese", "hanson" / "hansen", "teacher" / "teaching");
 * is a WordNet synonym (shares a synset with the word: "colour", "instructor"), a direct hypernym
-  or hyponym of one of its first senses ("teacher" -> "educator"), or offensive;
+  or hyponym of one of its first senses ("teacher" -> "educator"), a kind of the word or the word a
+  kind of it within five IS-A steps between nouns ("computer" -> "laptop", "kids" -> "girls",
+  "birthday" -> "day", "sports" -> "baseball": saying it of the one says it of the other), or
+  offensive;
 * has another part of speech where WordNet knows both (a noun for a noun).
 
 A person's name (:func:`robust_mrc.attacks.resources.person_name_kind`) goes to another name of
 the same kind (female / male / given / surname), the nearest in the space among those names when
-the word has a vector, else one drawn from the list; never a common noun ("Jack" is never "plug").
+the word has a vector, else one drawn from the list; never a common noun ("Jack" is never "plug"),
+never a form of the same name ("Tom" -> "Thomas", "Bob" -> "Robert": :data:`~robust_mrc.attacks.resources.names.NICKNAMES`).
 """
 
 from __future__ import annotations
@@ -81,6 +85,41 @@ def _near_senses(word: str) -> frozenset[tuple[str, int]]:
     return frozenset(out)
 
 
+IS_A_DEPTH = 5
+
+
+@functools.lru_cache(maxsize=100_000)
+def _noun_ancestors(word: str) -> frozenset[tuple[str, int]]:
+    """The noun hypernyms (and instance hypernyms) of every noun sense of ``word``, up to :data:`IS_A_DEPTH` steps."""
+    from robust_mrc.attacks.resources import wordnet_records as records
+
+    if not R.has_wordnet():
+        return frozenset()
+    out: set[tuple[str, int]] = set()
+    frontier = records.synsets(word, "n")
+    for _ in range(IS_A_DEPTH):
+        frontier = [h for syn in frontier for symbol in ("@", "@i") for h in records.related(syn, symbol)]
+        new = [h for h in frontier if (h.pos, h.offset) not in out]
+        out.update((h.pos, h.offset) for h in new)
+        frontier = new
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=100_000)
+def _noun_senses(word: str) -> frozenset[tuple[str, int]]:
+    from robust_mrc.attacks.resources import wordnet_records as records
+
+    if not R.has_wordnet():
+        return frozenset()
+    return frozenset((s.pos, s.offset) for s in records.synsets(word, "n"))
+
+
+def kind_of(a: str, b: str) -> bool:
+    """Whether a noun sense of one word is a kind of a noun sense of the other (IS-A, within :data:`IS_A_DEPTH` steps)."""
+    a, b = a.lower(), b.lower()
+    return bool(_noun_ancestors(a) & _noun_senses(b)) or bool(_noun_ancestors(b) & _noun_senses(a))
+
+
 def synonyms(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` share a WordNet synset (any part of speech)."""
     return bool(_senses(a.lower()) & _senses(b.lower()))
@@ -99,7 +138,7 @@ def refusal(candidate: str, word: str, pos: str | None, used: set[str], question
         return "function word"
     if c in used or c in question_words:
         return "used"
-    if same_word(c, word):
+    if same_word(c, word) or R.same_name(c, word):
         return "same word"
     if R.offensive_word(c):
         return "offensive"
@@ -112,6 +151,8 @@ def refusal(candidate: str, word: str, pos: str | None, used: set[str], question
         return "synonym"
     if hypernym_or_hyponym(word, c):
         return "hypernym or hyponym"
+    if kind_of(word, c):
+        return "a kind of the other"
     return None
 
 
@@ -127,7 +168,9 @@ def nearest_name(word: str, kind: str, nb, used: set[str], question_words: set[s
     """Another person's name of ``kind``: the nearest of that kind in ``nb`` when ``word`` has a
     vector there, else one drawn with ``rng``; never ``word`` itself, a used word or a question word."""
     low = word.lower()
-    pool = [n for n in R.names_of_kind(kind) if n not in used and n not in question_words and not same_word(n, low)]
+    pool = [
+        n for n in R.names_of_kind(kind) if n not in used and n not in question_words and not same_word(n, low) and not R.same_name(n, low)
+    ]
     if not pool:
         pool = [n for n in R.names_of_kind(kind) if n != low]
     ranked = _by_similarity(low, pool, nb)

@@ -13,7 +13,8 @@ boundaries. Each one is the question with its meaning flipped, filled with a ran
 2. the *first* adjective / adverb / verb goes to a WordNet antonym of the same part of speech;
 3. when nothing changed, a "not" is removed or inserted.
 
-Pronouns and function words are never replaced. POS tags come from spaCy where installed (the
+Pronouns, function words, titles ("Mr", "Mrs") and exam-question frame words ("Which of the
+following ...") are never replaced. POS tags come from spaCy where installed (the
 paper's tagger), else from a heuristic tagger; ``tagger=`` (auto | spacy | heuristic) picks one.
 
 What it promises: question, options and label are unchanged (so the correct option stays distinct
@@ -52,32 +53,38 @@ def perturb_question(
     ``record``, when given, receives one ``(step, original, replacement)`` per change, step one of
     number / name / noun / antonym / not."""
     toks = TOKEN_RE.findall(question)
-    tags = R.pos_tag(toks, tagger)
-    nb.prefetch([t for t, g in zip(toks, tags) if g in _NOUNISH])
-    qwords = {t.lower() for t in toks}
+    # a word written in capitals for emphasis ("NOT TRUE") is tagged as the word, not as a name
+    tags = R.pos_tag([t.lower() if len(t) > 1 and t.isupper() and R.wn_pos_counts(t.lower()) else t for t in toks], tagger)
+    # a possessive is replaced without its "'s" ("Smith's" -> "Brown's")
+    suffixes = [t[-2:] if t[-2:].lower() in ("'s", "\u2019s") and len(t) > 2 else "" for t in toks]
+    cores = [t[: len(t) - len(sfx)] for t, sfx in zip(toks, suffixes)]
+    nb.prefetch([t for t, g in zip(cores, tags) if g in _NOUNISH])
+    qwords = {t.lower() for t in cores}
     out = list(toks)
     changes: list[tuple[str, str, str]] = []
     antonym_done = False
-    for i, (tok, tag) in enumerate(zip(toks, tags)):
+    for i, (tok, tag, sfx) in enumerate(zip(cores, tags, suffixes)):
         low = tok.lower()
-        if tag in (R.PUNCT, R.FUNC, R.AUX) or low in R.STOPWORDS or low in R.PRONOUNS:
+        if tag in (R.PUNCT, R.FUNC, R.AUX) or low in R.STOPWORDS or low in R.PRONOUNS or low in R.FRAME_WORDS:
+            continue
+        if low.rstrip(".") in R.TITLES:  # "Mr", "Mrs": the name after it is swapped, the title stays
             continue
         if tok.isdigit():
             out[i] = str(int(tok) + rng.randint(10, 100))
             changes.append(("number", tok, out[i]))
             continue
-        kind = R.person_name_kind(toks, i) if tok.isalpha() and (tag in _NOUNISH or i > 0) else None
+        kind = R.person_name_kind(cores, i) if tok.isalpha() and (tag in _NOUNISH or i > 0) else None
         if kind is not None:
             name = nearest_name(low, kind, nb, used, qwords, rng)
             used.add(name)
-            out[i] = name.capitalize()
-            changes.append(("name", tok, out[i]))
+            out[i] = name.capitalize() + sfx
+            changes.append(("name", tok, name.capitalize()))
         elif tag in _NOUNISH and tok.isalpha():
             cand = nearest_different(low, nb, "n" if R.wn_pos_counts(low) else None, used, qwords)
             if cand:
                 used.add(cand)
-                out[i] = match_case(tok, cand)
-                changes.append(("noun", tok, out[i]))
+                out[i] = match_case(tok, cand) + sfx
+                changes.append(("noun", tok, match_case(tok, cand)))
         elif tag in (R.ADJ, R.ADV, R.VERB) and not antonym_done and use_antonyms and tok.isalpha():
             pos = R.wn_pos(tag)
             wn = R.wordnet()
@@ -99,6 +106,8 @@ def perturb_question(
 
 
 def _negate(toks: list[str], tags: list[str]) -> tuple[list[str], int]:
+    """Remove a "not" (or "n't"); else insert one after the first auxiliary ("What's" -> "What is
+    not"), else before the first adjective or verb, else after the first word."""
     low = [t.lower() for t in toks]
     for i, t in enumerate(low):
         if t == "not":
@@ -109,9 +118,13 @@ def _negate(toks: list[str], tags: list[str]) -> tuple[list[str], int]:
     for i, t in enumerate(low):
         if t in R.NEGATABLE_AUXILIARIES:
             return toks[: i + 1] + ["not"] + toks[i + 1 :], 1
+        if t[:-2] in R.WH_WORDS and t[-2:] in ("'s", "\u2019s"):
+            return toks[:i] + [toks[i][:-2], "is", "not"] + toks[i + 1 :], 1
     for i, tag in enumerate(tags):
         if tag in (R.ADJ, R.VERB):
             return toks[:i] + ["not"] + toks[i:], 1
+    if len(toks) > 1:
+        return toks[:1] + ["not"] + toks[1:], 1
     return toks, 0
 
 

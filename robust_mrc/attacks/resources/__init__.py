@@ -37,7 +37,7 @@ from robust_mrc.attacks.resources.homoglyphs import (
     intentional_file,
     parse_intentional,
 )
-from robust_mrc.attacks.resources.names import name_kinds, names_of_kind, person_name_kind
+from robust_mrc.attacks.resources.names import TITLES, name_kinds, names_of_kind, person_name_kind, same_name
 from robust_mrc.attacks.resources.stemmer import stem
 from robust_mrc.attacks.resources.tagger import (
     ADJ,
@@ -86,6 +86,7 @@ from robust_mrc.attacks.resources.words import (
     DETERMINERS,
     DO_FORMS,
     FALLBACK_COMMON,
+    FRAME_WORDS,
     IRREGULAR_PAST,
     MONTHS,
     NEGATABLE_AUXILIARIES,
@@ -112,6 +113,7 @@ __all__ = [
     "DO_FORMS",
     "FALLBACK_COMMON",
     "FALLBACK_HOMOGLYPHS",
+    "FRAME_WORDS",
     "FUNC",
     "IRREGULAR_PAST",
     "MONTHS",
@@ -150,6 +152,8 @@ __all__ = [
     "name_kinds",
     "names_of_kind",
     "person_name_kind",
+    "same_name",
+    "TITLES",
     "neighbours",
     "offensive_word",
     "parse_intentional",

@@ -17,6 +17,80 @@ FIRST_NAME_KINDS = ("female", "male", "given")
 TITLES = frozenset("mr mrs ms miss dr prof mister madam sir lady uncle aunt grandpa grandma".split())
 
 
+# forms of one first name: a swap between them keeps the person ("Tom" -> "Thomas" is no flip)
+NICKNAMES = tuple(
+    frozenset(group.split())
+    for group in (
+        "thomas tom tommy",
+        "robert bob bobby rob robbie bert",
+        "william bill billy will willie",
+        "james jim jimmy jamie",
+        "michael mike mick mickey",
+        "stephen steven steve",
+        "david dave davy",
+        "joseph joe joey",
+        "anthony tony",
+        "benjamin ben benny",
+        "samuel sam sammy",
+        "daniel dan danny",
+        "nicholas nick nicky",
+        "edward ted eddie ed ned",
+        "henry harry hank",
+        "john jack johnny jon",
+        "andrew andy drew",
+        "alexander alex",
+        "christopher chris",
+        "matthew matt",
+        "patrick pat",
+        "frederick fred freddie",
+        "charles charlie chuck",
+        "frank frankie francis",
+        "richard rick dick",
+        "lawrence larry",
+        "gerald jerry gerry",
+        "timothy tim",
+        "kenneth ken kenny",
+        "ronald ron ronnie",
+        "donald don donnie",
+        "katherine kate katie kathy catherine kathryn kitty",
+        "elizabeth liz beth lizzie betty eliza",
+        "margaret meg peggy maggie",
+        "susan sue susie",
+        "jennifer jenny jen",
+        "patricia pat patty",
+        "rebecca becky",
+        "deborah debra debbie",
+        "cynthia cindy",
+        "pamela pam",
+        "amanda mandy",
+        "dorothy dolly dot",
+        "mary polly molly",
+        "sarah sara sally",
+        "victoria vicky",
+        "jessica jess jessie",
+        "isabella bella",
+        "ann anne anna annie",
+        "lucy lucia",
+    )
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _nickname_groups() -> dict[str, frozenset[int]]:
+    out: dict[str, set[int]] = {}
+    for i, group in enumerate(NICKNAMES):
+        for name in group:
+            out.setdefault(name, set()).add(i)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are forms of one first name ("Tom", "Thomas"), or the same word."""
+    a, b = a.lower(), b.lower()
+    groups = _nickname_groups()
+    return a == b or bool(groups.get(a, frozenset()) & groups.get(b, frozenset()))
+
+
 @functools.lru_cache(maxsize=1)
 def _table() -> dict[str, tuple[str, ...]]:
     kinds: dict[str, list[str]] = {}
@@ -26,6 +100,10 @@ def _table() -> dict[str, tuple[str, ...]]:
                 continue
             name, kind = line.rstrip("\n").split("\t")
             kinds.setdefault(name.lower(), []).append(kind)
+    for group in NICKNAMES:  # every form of a listed first name is a first name of the same kind
+        found = sorted({k for name in group for k in kinds.get(name, ()) if k in FIRST_NAME_KINDS})
+        for name in group:
+            kinds.setdefault(name, []).extend(k for k in found if k not in kinds[name])
     return {name: tuple(k for k in KINDS if k in found) for name, found in kinds.items()}
 
 
@@ -59,8 +137,11 @@ def person_name_kind(tokens: list[str], i: int) -> str | None:
 
         if wn_pos_counts(tok.lower()):
             return None
-    prev = tokens[i - 1].rstrip(".").lower() if i > 0 else ""
-    after_first = i > 0 and tokens[i - 1][:1].isupper() and any(k in FIRST_NAME_KINDS for k in name_kinds(tokens[i - 1]))
+    j = i - 1
+    while j >= 0 and tokens[j] == ".":  # "Mrs. Smith"
+        j -= 1
+    prev = tokens[j].rstrip(".").lower() if j >= 0 else ""
+    after_first = j >= 0 and tokens[j][:1].isupper() and any(k in FIRST_NAME_KINDS for k in name_kinds(tokens[j]))
     if "surname" in kinds and (prev in TITLES or after_first):
         return "surname"
     first = [k for k in kinds if k in FIRST_NAME_KINDS]

@@ -36,6 +36,12 @@ PRONOUNS = frozenset(
     something anyone anybody anything everyone everybody everything nobody nothing one ones""".split()
 )
 
+# words that frame an exam question rather than say what it asks ("Which of the following is true?",
+# "What is the main idea of the passage?", "The best title is _"): they name the text itself, so a
+# neighbour ("entry", "headline", "novella") keeps the question's meaning; the flip must come from
+# the rest of the question (an antonym, else "not")
+FRAME_WORDS = frozenset("following passage passages article text paragraph story title idea".split())
+
 AUXILIARIES = (
     "is",
     "was",
