@@ -217,7 +217,7 @@ def test_plot_reliability_png(tmp_path):
     assert is_png(C.plot_reliability(rb["bins"], tmp_path / "rel2.png"))
 
 
-# --------------------------------------------------------------------------- error analysis (seed 004)
+# --------------------------------------------------------------------------- error analysis (Wu et al. 2021 sections 5 and 6)
 
 
 @pytest.mark.parametrize(
@@ -266,66 +266,190 @@ def test_accuracy_by_and_length_buckets():
         A.bucket_labels((3, 3))
 
 
-def test_example_features_mc_and_span():
+def test_example_features_are_exactly_the_papers():
+    """Wu et al. 2021 section 6: training amount, perturbation type, question type (first word),
+    question / context / answer length, readability; the answer is the model's, not the gold."""
     mc = MCExample("m1", "Tom has a red bike. He rides it.", "What does Tom ride?", ("a red bike", "a car", "a bus", "the train now"), 0)
-    f = A.example_features(mc, "mc", prediction=3)
-    assert f["q_what"] == 1.0 and sum(f[f"q_{t}"] for t in A.QUESTION_TYPES) == 1.0
-    assert (f["question_len"], f["context_len"], f["answer_len"]) == (4.0, 8.0, 3.0)
-    assert f["overlap"] == pytest.approx(1 / 4)  # {what, does, tom, ride} & context words = {tom}
-    assert (f["n_options"], f["option_len"], f["pred_len"]) == (4.0, 2.5, 3.0)
+    f = A.example_features(mc, "mc", prediction=3, training_amount="half", perturbation_type="charswap")
+    papers = ("training_amount", "perturbation_type", "question_type", "question_len", "context_len", "answer_len", "readability")
+    assert tuple(f) == A.FEATURES == papers and "overlap" not in f
+    assert (f["training_amount"], f["perturbation_type"], f["question_type"]) == ("half", "charswap", "what")
+    assert (f["question_len"], f["context_len"], f["answer_len"]) == (4.0, 8.0, 3.0)  # the chosen option "the train now"
+    assert f["readability"] == pytest.approx(A.flesch_kincaid_grade(mc.passage))
     ctx = "Paris is the capital of France."
-    sp = SpanExample("s1", ctx, "Which city is the capital?", (Answer("Paris", 0),))
-    g = A.example_features(sp)  # task inferred
-    assert g["q_which"] == 1.0 and (g["question_len"], g["context_len"], g["answer_len"]) == (5.0, 6.0, 1.0)
-    assert g["overlap"] == pytest.approx(3 / 5)  # is, the, capital
-    assert "n_options" not in g and A.example_features(sp, "span", prediction="Paris, France")["pred_len"] == 2.0
-    assert A.example_features(SpanExample("s2", ctx, "Why?", ()), "span")["answer_len"] == 0.0
+    sp = SpanExample("s1", ctx, "In which city is the capital?", (Answer("Paris", 0),))
+    g = A.example_features(sp, prediction="the capital of France")  # task inferred; defaults
+    assert (g["training_amount"], g["perturbation_type"]) == (A.UNKNOWN, "clean")
+    assert g["question_type"] == "other"  # first word "in", not the later "which"
+    assert (g["question_len"], g["context_len"], g["answer_len"]) == (6.0, 6.0, 4.0)  # predicted, not gold ("Paris": 1)
+    assert A.example_features(sp, "span", prediction="")["answer_len"] == 0.0
+    with pytest.raises(TypeError):
+        A.example_features(sp, "span")  # no model answer, no answer length
 
 
-def synthetic_errors(n: int = 200, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    x = rng.permutation(n) / n  # errors are exactly the examples with x >= 0.7: 30 %
-    feats = [{"x": float(v), "noise": float(rng.random()), "kind": "long" if i % 2 else "short"} for i, v in enumerate(x)]
-    return feats, [bool(v >= 0.7) for v in x]
+def test_count_syllables():
+    words = ["the", "make", "table", "whole", "agree", "jumped", "wanted", "energy", "photosynthesis", "beautiful", "don't", "42"]
+    assert [A.count_syllables(w) for w in words] == [1, 1, 2, 1, 2, 1, 2, 3, 5, 3, 1, 0]
 
 
-def test_error_predictor_beats_the_majority_baseline():
-    feats, wrong = synthetic_errors()
-    out = A.error_predictor(feats, wrong, folds=10, seed=0, n_estimators=30)
-    assert out["status"] == "ok" and out["folds"] == 10 and "warning" not in out
-    assert (out["n"], out["n_errors"], out["majority"]) == (200, 60, "correct")
-    # majority "correct": predicts no error -> error-class F1 0; stratified folds hold 30 % errors each
-    assert out["baseline_f1"] == 0.0 and out["baseline_accuracy"] == pytest.approx(0.7)
-    assert out["f1"] >= 0.95 and out["accuracy"] >= 0.97
-    assert out["top_features"][0][0] == "x"
+def test_flesch_scores_of_known_texts():
+    """Hand counts. "The cat sat on the mat. The dog ran.": 9 words, 2 sentences, 9 syllables;
+    grade 0.39 * 4.5 + 11.8 * 1 - 15.59 = -2.035, ease 206.835 - 1.015 * 4.5 - 84.6 = 117.6675.
+    "Photosynthesis converts light energy into chemical energy.": 7 words, 1 sentence,
+    5 + 2 + 1 + 3 + 2 + 3 + 3 = 19 syllables; grade 0.39 * 7 + 11.8 * 19 / 7 - 15.59 = 19.1686,
+    ease 206.835 - 1.015 * 7 - 84.6 * 19 / 7 = -29.8986."""
+    easy, hard = "The cat sat on the mat. The dog ran.", "Photosynthesis converts light energy into chemical energy."
+    assert A.text_statistics(easy) == (9, 2, 9) and A.text_statistics(hard) == (7, 1, 19)
+    assert A.flesch_kincaid_grade(easy) == pytest.approx(-2.035, abs=1e-3)
+    assert A.flesch_reading_ease(easy) == pytest.approx(117.6675, abs=1e-3)
+    assert A.flesch_kincaid_grade(hard) == pytest.approx(19.1686, abs=1e-3)
+    assert A.flesch_reading_ease(hard) == pytest.approx(-29.8986, abs=1e-3)
+    assert A.text_statistics("It cost 3.5 dollars. Then it rose!") == (6, 2, 7)  # "3.5" ends no sentence
+    assert A.flesch_kincaid_grade("") == 0.0 and A.flesch_reading_ease("123 456") == 0.0
+
+
+def test_training_amount_from_the_training_config(tmp_path):
+    assert A.training_amount({"attack": {"policy": "amount", "amount": "half"}}) == "half"
+    assert A.training_amount({"attack": {"policy": "amount"}}) == "full"  # the policy's default
+    assert A.training_amount({"attack": {"name": "mix", "policy": "mix"}}) == "mix"
+    assert A.training_amount({"attack": {"name": "none", "policy": "none"}}) == "none"
+    assert A.training_amount({"attack": None}) == "none"
+    assert A.training_amount({"seed": 1}) == A.training_amount(None) == A.UNKNOWN
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "config.yaml").write_text("seed: 1\nattack:\n  name: amount_both\n  policy: amount\n  amount: both\n")
+    assert A.checkpoint_training_amount(str(run / "checkpoints" / "best.ckpt")) == "both"
+    assert A.checkpoint_training_amount(tmp_path / "elsewhere" / "x.ckpt") == A.UNKNOWN
+    assert A.checkpoint_training_amount(None) == A.UNKNOWN
+    assert A.checkpoint_training_amount(["a.ckpt", "b.ckpt"]) == "ensemble"
+    (run / "config.yaml").write_text("attack: [unclosed\n")
+    assert A.checkpoint_training_amount(run / "checkpoints" / "best.ckpt") == A.UNKNOWN
+
+
+def span_suite(n: int = 30):
+    """A clean set, two attacked ones (their contexts changed) and one searched against model "b"."""
+    from robust_mrc.evaluation.suites import EvalSet, SetSpec
+
+    question, gold = "Which city is the capital?", (Answer("Paris", 0),)
+    clean = [SpanExample(f"q{i}", f"Paris is the capital of France {i}.", question, gold) for i in range(n)]
+
+    def attacked(name, suffix, attack=None):
+        examples = [SpanExample(ex.id, ex.context + suffix, ex.question, ex.answers) for ex in clean]
+        return EvalSet(SetSpec(name, attack=attack), examples, name)
+
+    sets = {
+        "clean": EvalSet(SetSpec("clean"), clean, "clean"),
+        "char_noise": attacked("char_noise", " Nоise hеre."),
+        "addsent": attacked("addsent", " Rome is the capital of Italy."),
+    }
+    return sets, {"b": {"addany": attacked("addany", " Berlin Berlin.", "addany")}}
+
+
+def span_predictions(sets, model_sets, wrong_on=("char_noise",)):
+    preds = {}
+    for model in ("a", "b", "ensemble"):
+        names = [*sets, *model_sets.get(model, {})]
+        preds[model] = {
+            name: {f"q{i}": {"pred": "Rome" if name in wrong_on else "Paris", "golds": ["Paris"]} for i in range(30)} for name in names
+        }
+    return preds
+
+
+def test_error_rows_come_from_every_set_and_model(tmp_path):
+    from robust_mrc.evaluation.diagnose import error_report
+
+    sets, model_sets = span_suite()
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "config.yaml").write_text("attack:\n  policy: amount\n  amount: half\n")
+    checkpoints = {"a": str(run / "checkpoints" / "best.ckpt"), "b": str(tmp_path / "b.ckpt"), "ensemble": ["x", "y"]}
+    preds = span_predictions(sets, model_sets)
+    out = error_report(sets, preds, "span", 5, 0, checkpoints=checkpoints, model_sets=model_sets, n_estimators=10)
+    assert out["sets"] == ["clean", "char_noise", "addsent", "addany"]
+    assert out["n"] == 30 * (3 + 4 + 3)  # a and the ensemble: 3 sets; b: its own addany too
+    assert out["n_errors"] == 30 * 3  # every model is wrong on char_noise only
+    assert out["models"] == {"a": "half", "b": A.UNKNOWN, "ensemble": "ensemble"}
+    assert out["features"] == list(A.FEATURES) and "exact match" in out["error"]
+    assert list(out["by_set"]) == out["sets"]
+    assert out["by_set"]["char_noise"]["paper"]["BERT"] == [0.76, 0.77, 0.008]  # Table 6's char row
+    assert "paper" not in out["by_set"]["addsent"]
+    assert out["accuracy"]["b"]["question_type"]["addany"] == {"which": {"n": 30, "acc": 1.0}}
+    assert out["accuracy"]["a"]["question_type"]["char_noise"] == {"which": {"n": 30, "acc": 0.0}}
     json.dumps(out)
+    rows = A.error_rows("a", "none", {s: e.examples for s, e in sets.items()}, preds["a"], "span")
+    assert [r.set for r in rows] == ["clean"] * 30 + ["char_noise"] * 30 + ["addsent"] * 30
+    assert {r.features["perturbation_type"] for r in rows} == set(sets)
+    assert all(r.wrong == (r.set == "char_noise") for r in rows)
+    mc = MCExample("m", "Tom rides a bike.", "What does Tom ride?", ("a bike", "a car"), 0)
+    mc_rows = A.error_rows("m", "mix", {"clean": [mc], "x": [mc]}, {"clean": {"m": {"pred": 1, "label": 0}}, "x": {}}, "mc")
+    assert [(r.set, r.wrong, r.features["answer_len"]) for r in mc_rows] == [("clean", True, 2.0)]  # no record on x: no row
 
 
-def test_error_predictor_majority_error_baseline_and_string_features():
-    feats, wrong = synthetic_errors(100, seed=1)
-    flipped = [not w for w in wrong]  # 70 % errors: the baseline predicts "error" everywhere
-    out = A.error_predictor(feats, flipped, folds=5, seed=0, n_estimators=10)
-    assert out["majority"] == "error"
-    assert out["baseline_f1"] == pytest.approx(2 * 0.7 / 1.7) and out["baseline_accuracy"] == pytest.approx(0.7)
-    names = {name for name, _ in A.error_predictor(feats, flipped, folds=5, n_estimators=10, top_features=50)["top_features"]}
-    assert {"kind=long", "kind=short", "x", "noise"} <= names
+def planted_rows(n: int = 300, seed: int = 0):
+    """Three sets and two training amounts; errors on char_noise only, other features random."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        set_name = ("clean", "char_noise", "addsent")[i % 3]
+        feats = {
+            "training_amount": ("none", "full")[(i // 3) % 2],
+            "perturbation_type": set_name,
+            "question_type": str(rng.choice(A.QUESTION_TYPES)),
+            "question_len": float(rng.integers(3, 20)),
+            "context_len": float(rng.integers(40, 400)),
+            "answer_len": float(rng.integers(1, 8)),
+            "readability": float(rng.normal(12, 3)),
+        }
+        rows.append(A.ErrorRow("m", set_name, f"q{i // 3}", feats, set_name == "char_noise"))
+    return rows
 
 
-def test_error_predictor_few_examples(caplog):
+def test_planted_signal_is_the_most_important_feature():
+    out = A.error_analysis(planted_rows(), folds=10, seed=0, n_estimators=20)
+    p = out["predictor"]
+    assert p["status"] == "ok" and p["folds"] == 10 and "warning" not in p
+    assert (p["n"], p["n_errors"], p["majority"]) == (300, 100, "correct")
+    assert p["micro_f1"] == 1.0 and p["baseline_micro_f1"] == pytest.approx(2 / 3, abs=0.02) and p["auc"] == 1.0
+    assert p["feature_importance"][0][0] == "perturbation_type" and p["feature_importance"][0][1] > 0.9
+    assert p["importances"][0][0] == "perturbation_type=char_noise"
+    assert {name for name, _ in p["feature_importance"]} == set(A.FEATURES)
+    assert {c.split("=")[0] for c, _ in p["importances"]} == set(A.FEATURES)
+    assert sum(v for _, v in p["importances"]) == pytest.approx(1.0)
+    # a per-set fit leaves the perturbation type out: it is constant there
+    assert "perturbation_type" not in {f for f, _ in out["by_set"]["clean"]["feature_importance"]}
+    assert out["by_set"]["clean"]["status"] == "too_few"  # no error on the clean set: nothing to predict
+    # planted on the training amount instead: errors only for the clean-trained model
+    rows = [A.ErrorRow(r.model, r.set, r.id, r.features, r.features["training_amount"] == "none") for r in planted_rows(seed=1)]
+    q = A.error_predictor([r.features for r in rows], [r.wrong for r in rows], folds=5, seed=0, n_estimators=20)
+    assert q["feature_importance"][0][0] == "training_amount" and q["micro_f1"] == 1.0
+
+
+def test_error_analysis_is_deterministic():
+    rows = planted_rows(150, seed=2)
+    rng = np.random.default_rng(5)
+    rows = [A.ErrorRow(r.model, r.set, r.id, r.features, bool(rng.random() < 0.3)) for r in rows]  # no signal
+    first = A.error_analysis(rows, folds=5, seed=7, n_estimators=15)
+    assert json.dumps(first, sort_keys=True) == json.dumps(A.error_analysis(rows, folds=5, seed=7, n_estimators=15), sort_keys=True)
+    assert first["readability"]["correct"] == pytest.approx(float(np.median([r.features["readability"] for r in rows if not r.wrong])))
+    assert first["readability"]["paper"]["SQuAD"] == {"correct": 12.9, "error": 13.0}
+
+
+def test_error_predictor_majority_error_and_few_rows(caplog):
+    rows = planted_rows(90)
+    flipped = [not r.wrong for r in rows]  # 2/3 errors: the baseline predicts "error"
+    out = A.error_predictor([r.features for r in rows], flipped, folds=3, seed=0, n_estimators=10)
+    assert out["majority"] == "error" and out["baseline_micro_f1"] == pytest.approx(2 / 3, abs=0.05) and out["error_f1"] == 1.0
     feats = [{"x": float(i)} for i in range(5)]
     with caplog.at_level(logging.WARNING, logger="robust_mrc.diagnostics.error_analysis"):
         out = A.error_predictor(feats, [False, True, False, True, False], folds=10, n_estimators=5)
-    assert out["status"] == "ok" and out["folds"] == 2 and "2 folds" in out["warning"]
+    assert out["status"] == "ok" and out["folds"] == 5 and "using 5 folds" in out["warning"]
     assert "fewer than folds=10" in caplog.text
-    # stratified 2 folds of 3 and 2 examples: the mean of a/3 and b/2 for some a, b
-    assert any(out["accuracy"] == pytest.approx((a / 3 + b / 2) / 2) for a in range(4) for b in range(3))
-
-    out = A.error_predictor(feats[:3], [False, True, False])
-    assert out["status"] == "too_few" and out["f1"] is None and out["accuracy"] is None
-    assert (out["baseline_f1"], out["baseline_accuracy"]) == (0.0, pytest.approx(2 / 3))
-    out = A.error_predictor(feats, [True, True, True, True, False])
-    assert out["status"] == "too_few" and out["baseline_f1"] == pytest.approx(2 * 0.8 / 1.8)
+    assert out["micro_f1"] in {k / 5 for k in range(6)}  # leave-one-out: each fold is 0 or 1
+    out = A.error_predictor(feats, [False] * 5)
+    assert out["status"] == "too_few" and out["micro_f1"] is None and out["baseline_micro_f1"] == 1.0 and out["importances"] == []
     assert A.error_predictor([], [])["status"] == "too_few"
+    with pytest.raises(ValueError):
+        A.error_predictor(feats, [True], folds=10)
 
 
 # --------------------------------------------------------------------------- ensembles (seed 004)

@@ -79,9 +79,11 @@ def test_advrace_suite_writes_a_consistent_report(mc_ckpts, tmp_path):
     assert conf["mean_confidence"] == pytest.approx(sum(max(r["probs"]) for r in clean_preds.values()) / 24)
     assert conf["accuracy"] == pytest.approx(entry["sets"]["clean"]["acc"]) and (out / conf["plot"]).read_bytes()[:8] == PNG
     assert sum(b["count"] for b in conf["bins"]) == 24
-    errors = diag["error_analysis"][model]
-    assert sum(v["n"] for v in errors["by_question_type"].values()) == 24
-    assert "f1" in errors["error_predictor"] and "baseline_f1" in errors["error_predictor"]
+    errors = diag["error_analysis"]  # Wu et al. 2021 section 6: rows from every set
+    assert errors["sets"] == sets and errors["n"] == 24 * len(sets) and errors["models"] == {model: "none"}
+    assert errors["n_errors"] == round(sum(24 * (1 - entry["sets"][s]["acc"]) for s in sets))
+    assert {f for f, _ in errors["predictor"]["feature_importance"]} <= set(errors["features"]) and errors["predictor"]["folds"] == 10
+    assert list(errors["by_set"]) == sets and "### Error prediction" in text
 
 
 def test_second_evaluation_reuses_the_cache_and_gives_the_same_report(mc_ckpts, tmp_path, monkeypatch):

@@ -58,25 +58,82 @@ DIAGNOSTICS = {
         }
     },
     "error_analysis": {
-        "best": {
-            "by_question_type": {"what": {"n": 30, "acc": 0.8}, "why": {"n": 10, "acc": 0.6}},
-            "by_answer_length": {"<=1": {"n": 40, "acc": 0.75}},
-            "by_context_length": {"101-200": {"n": 40, "acc": 0.75}},
-            "error_predictor": {
+        "features": ["training_amount", "perturbation_type", "question_type", "question_len", "context_len", "answer_len", "readability"],
+        "error": "a wrong option",
+        "n": 80,
+        "n_errors": 38,
+        "models": {"best": "none"},
+        "sets": ["clean", "char_noise"],
+        "predictor": {
+            "status": "ok",
+            "n": 80,
+            "n_errors": 38,
+            "majority": "correct",
+            "folds": 10,
+            "micro_f1": 0.8125,
+            "micro_f1_std": 0.05,
+            "baseline_micro_f1": 0.525,
+            "error_f1": 0.8,
+            "auc": 0.9,
+            "importances": [
+                ["perturbation_type=char_noise", 0.6],
+                ["question_type=what", 0.15],
+                ["answer_len", 0.15],
+                ["question_type=why", 0.1],
+            ],
+            "feature_importance": [["perturbation_type", 0.6], ["question_type", 0.25], ["answer_len", 0.15], ["training_amount", 0.0]],
+            "constant": ["training_amount"],
+        },
+        "by_set": {
+            "clean": {
                 "status": "too_few",
                 "n": 40,
-                "n_errors": 10,
-                "folds": 0,
-                "f1": None,
-                "f1_std": None,
-                "accuracy": None,
-                "baseline_f1": 0.0,
-                "baseline_accuracy": 0.75,
+                "n_errors": 0,
                 "majority": "correct",
-                "top_features": [],
-                "warning": "error predictor: too few",
+                "folds": 0,
+                "micro_f1": None,
+                "micro_f1_std": None,
+                "baseline_micro_f1": 1.0,
+                "error_f1": None,
+                "auc": None,
+                "importances": [],
+                "feature_importance": [],
+                "constant": ["training_amount"],
+                "warning": "error predictor: 40 rows with 0 errors: nothing to cross-validate (one class)",
             },
-        }
+            "char_noise": {
+                "status": "ok",
+                "n": 40,
+                "n_errors": 38,
+                "majority": "error",
+                "folds": 10,
+                "micro_f1": 0.95,
+                "micro_f1_std": 0.1,
+                "baseline_micro_f1": 0.95,
+                "error_f1": 0.97,
+                "auc": float("nan"),
+                "importances": [["answer_len", 1.0]],
+                "feature_importance": [["answer_len", 1.0]],
+                "constant": ["training_amount"],
+                "paper": {"perturbation": "char", "BERT": [0.76, 0.77, 0.008], "ELMo": [0.58, 0.7, 0.003]},
+            },
+        },
+        "readability": {
+            "correct": 8.5,
+            "error": 9.25,
+            "paper": {"SQuAD": {"correct": 12.9, "error": 13.0}, "TriviaQA": {"correct": 17.1, "error": 17.5}},
+        },
+        "accuracy": {
+            "best": {
+                "question_type": {
+                    "clean": {"what": {"n": 30, "acc": 1.0}, "why": {"n": 10, "acc": 1.0}},
+                    "char_noise": {"what": {"n": 30, "acc": 0.0}, "why": {"n": 10, "acc": 0.2}},
+                },
+                "answer_length": {"clean": {"<=1": {"n": 40, "acc": 1.0}}, "char_noise": {"2": {"n": 40, "acc": 0.05}}},
+                "context_length": {"clean": {"101-200": {"n": 40, "acc": 1.0}}, "char_noise": {"101-200": {"n": 40, "acc": 0.05}}},
+            }
+        },
+        "paper": {"figure6": {"training_amount": "train_none is the strongest predictor for char perturbations"}},
     },
     "pq_remove": {"best": {"options_only": False, "note": "PQ-remove needs an options-only model"}},
     "dpr": {"note": "no set marked dpr: true"},
@@ -100,8 +157,8 @@ def test_report_md_shows_the_diagnostics_as_tables():
     for title in (
         "### Confidence and calibration",
         "Reliability bins of `best`",
-        "### Error analysis",
-        "Error predictor",
+        "### Error prediction (Wu et al. 2021 section 6)",
+        "Feature importance",
         "### PQ-remove",
         "### Different-prediction ratio",
         "### Magnet screening",
@@ -109,8 +166,27 @@ def test_report_md_shows_the_diagnostics_as_tables():
         assert title in text, title
     assert "| best  | 40 | 0.7100          | 0.7500   |" in text  # the confidence row
     assert "| 0.7-0.8    | 40    |" in text and "0.6-0.7" not in text  # non-empty bins only
-    assert "| question type | what    | 30 | 0.8000   |" in text
+    assert "| question type      | what    | 1.000 (30) | 0.000 (30) |" in text  # accuracy per set
     assert "All of the above \\| none" in text  # a pipe in an option stays in its cell
+    assert "nan" not in text.lower()
+
+
+def test_error_prediction_shows_scores_sorted_importances_and_the_papers_numbers():
+    lines = diagnostics_markdown({"error_analysis": DIAGNOSTICS["error_analysis"]})
+    text = "\n".join(lines)
+    assert "80 rows (model x set x question) from the sets `clean`, `char_noise`; 38 errors" in text
+    assert "Training amount: `best` (none)" in text
+    # cross-validated micro F1 against the majority class; Table 6 beside the char set
+    assert "| all sets     | 80 | 38     | 10    | 0.8125 ± 0.0500 | 0.5250   |" in text
+    (char_row,) = [ln for ln in text.splitlines() if ln.startswith("| `char_noise`")]
+    assert "BERT 0.76 / 0.77, ELMo 0.58 / 0.70" in char_row
+    # importances sorted, the constant feature marked, Figure 6's remark beside it
+    table = text.split("Feature importance")[1].split("Top columns")[0]
+    order = [ln.split("|")[1].strip() for ln in table.splitlines() if ln.startswith("| ") and "importance" not in ln]
+    assert order == ["perturbation_type", "question_type", "answer_len", "training_amount (constant)"]
+    assert "train_none is the strongest predictor" in table
+    assert "| Wu et al. 2021 SQuAD    | 12.9000 | 13.0000 |" in text  # Table 5 beside this evaluation's medians
+    assert "Note (`clean`): error predictor: 40 rows with 0 errors" in text
     assert "nan" not in text.lower()
 
 

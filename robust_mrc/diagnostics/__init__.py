@@ -8,8 +8,9 @@ functions that draw or fit):
 * :mod:`~robust_mrc.diagnostics.dpr` -- seed 003: different prediction ratio of paired predictions.
 * :mod:`~robust_mrc.diagnostics.confidence` -- seed 004: high-confidence errors, reliability bins /
   ECE and their plot (the confidence measures: :mod:`robust_mrc.metrics.confidence`).
-* :mod:`~robust_mrc.diagnostics.error_analysis` -- seed 004 section 5: question types, accuracy per
-  group, length buckets, example features and a gradient-boosting error predictor.
+* :mod:`~robust_mrc.diagnostics.error_analysis` -- Wu et al. 2021 sections 5-6: accuracy per question
+  type, answer and context length; the error predictor over every evaluated set (training amount,
+  perturbation type, question type, lengths, readability) with its feature importances.
 * :mod:`~robust_mrc.diagnostics.votes` -- seed 004: option-probability averaging, majority
   vote, and token voting over span answers.
 * :mod:`~robust_mrc.diagnostics.report` -- relative drop and flip rate.

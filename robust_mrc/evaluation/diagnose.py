@@ -5,9 +5,13 @@
 * ``confidence`` (seed 004): top option probability (multiple choice) or the normalized-entropy
   confidence of the answer's window (span); mean, high-confidence error rate, expected calibration
   error, and ``reliability_<model>.png``, for every model on the clean set.
-* ``error_analysis`` (seed 004 section 5): accuracy by question type (first wh-word), answer
-  length and context length; a gradient-boosting error predictor (k-fold) against the majority
-  baseline.
+* ``error_analysis`` (Wu et al. 2021 sections 5 and 6): over every (model, set, question) of the
+  evaluation, clean and attacked sets alike, a gradient-boosting predictor of the model's errors
+  from the paper's features (training amount, perturbation type, question type, question /
+  context / model-answer length, Flesch-Kincaid readability), ``error_folds``-fold against the
+  majority class, with its feature importances; per set the same (the paper's Table 6); median
+  readability of right and wrong answers; accuracy by question type, answer and context length
+  per set (see :mod:`robust_mrc.diagnostics.error_analysis`).
 * ``pq_remove`` (seed 000 Table 8): for an options-only checkpoint, its accuracy against chance;
   for any other checkpoint the report says that the probe needs an options-only model.
 * ``dpr`` (seed 003): the different-prediction ratio of every set marked ``dpr: true`` (a
@@ -17,7 +21,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +35,6 @@ from robust_mrc.metrics.confidence import mc_confidence
 log = logging.getLogger(__name__)
 
 KNOWN = ("confidence", "error_analysis", "pq_remove", "dpr")
-LENGTH_EDGES = {"answer": (1, 2, 3, 5, 10), "context": (50, 100, 200, 400, 800)}
 
 
 def _confidence(record: Mapping[str, Any], task: str) -> float:
@@ -64,35 +67,41 @@ def confidence_report(records: Mapping[str, dict], task: str, threshold: float, 
     return out
 
 
-def error_report(examples: Sequence, records: Mapping[str, dict], task: str, folds: int, seed: int, metric: str = "squad_v1") -> dict:
-    by_id = {ex.id: ex for ex in examples}
-    ids = [i for i in records if i in by_id]
-    correct = [bool(record_correct(records[i], metric)) for i in ids]
-    exs = [by_id[i] for i in ids]
+def error_report(
+    sets: Mapping[str, Any],
+    predictions: Mapping[str, Mapping[str, Mapping[str, dict]]],
+    task: str,
+    folds: int,
+    seed: int,
+    metric: str = "squad_v1",
+    *,
+    checkpoints: Mapping[str, Any] | None = None,
+    model_sets: Mapping[str, Mapping[str, Any]] | None = None,
+    **booster: Any,
+) -> dict:
+    """:func:`~robust_mrc.diagnostics.error_analysis.error_analysis` of an evaluation.
 
-    def answer_words(ex) -> int:
-        text = ex.answer if task == "mc" else (ex.answer_texts[0] if ex.answers else "")
-        return len(text.split())
-
-    def context_words(ex) -> int:
-        return len((ex.passage if task == "mc" else ex.context).split())
-
-    def by(groups, order=None) -> dict:
-        return {str(g): {"n": n, "acc": acc} for g, (n, acc) in err_mod.accuracy_by(groups, correct, order).items()}
-
-    out = {
-        "by_question_type": by([err_mod.question_type(ex.question) for ex in exs]),
-        "by_answer_length": by(
-            [err_mod.length_bucket(answer_words(ex), LENGTH_EDGES["answer"]) for ex in exs], err_mod.bucket_labels(LENGTH_EDGES["answer"])
-        ),
-        "by_context_length": by(
-            [err_mod.length_bucket(context_words(ex), LENGTH_EDGES["context"]) for ex in exs],
-            err_mod.bucket_labels(LENGTH_EDGES["context"]),
-        ),
-    }
-    features = [err_mod.example_features(ex, task) for ex in exs]
-    out["error_predictor"] = err_mod.error_predictor(features, [not c for c in correct], folds=folds, seed=seed)
-    return out
+    Rows: every model of ``predictions`` (model -> set -> question id -> record) on every set it
+    predicted, with that set's examples (``model_sets[model][set]`` for a set searched against the
+    model, else ``sets[set]``). The training amount of a model comes from its checkpoint
+    (``checkpoints[model]``: a path, or a list for the ensemble) through
+    :func:`~robust_mrc.diagnostics.error_analysis.checkpoint_training_amount`. Wrong = not
+    ``record_correct(record, metric)``. ``booster``: keyword arguments of
+    :func:`~robust_mrc.diagnostics.error_analysis.error_predictor`."""
+    checkpoints = checkpoints or {}
+    training = {model: err_mod.checkpoint_training_amount(checkpoints.get(model)) for model in predictions}
+    rows, attacks = [], {}
+    for model, per_set in predictions.items():
+        own = (model_sets or {}).get(model, {})
+        examples = {}
+        for name in per_set:
+            eval_set = own.get(name) or sets.get(name)
+            if eval_set is not None:
+                examples[name] = eval_set.examples
+                attacks[name] = eval_set.spec.attack or eval_set.spec.name
+        rows += err_mod.error_rows(model, training[model], examples, per_set, task, metric)
+    error = "a wrong option" if task == "mc" else f"no exact match of a gold answer ({metric})"
+    return err_mod.error_analysis(rows, folds, seed, training=training, attacks=attacks, error=error, **booster)
 
 
 def _without_ids(result: dict, keep: int = 20) -> dict:
@@ -101,8 +110,18 @@ def _without_ids(result: dict, keep: int = 20) -> dict:
 
 
 def run_diagnostics(
-    cfg, report: dict, sets: Mapping[str, Any], predictions: Mapping[str, Mapping[str, dict]], modules, names, out: Path
+    cfg,
+    report: dict,
+    sets: Mapping[str, Any],
+    predictions: Mapping[str, Mapping[str, dict]],
+    modules,
+    names,
+    out: Path,
+    model_sets: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict:
+    """The diagnostics ``cfg.diagnostics`` names (see the module doc). ``model_sets``: model ->
+    the sets searched against that model (model-in-the-loop attacks), whose examples are not in
+    ``sets``."""
     wanted = list(cfg.diagnostics or [])
     unknown = [d for d in wanted if d not in KNOWN]
     if unknown:
@@ -117,11 +136,10 @@ def run_diagnostics(
             if per_set.get(CLEAN)
         }
     if "error_analysis" in wanted:
-        result["error_analysis"] = {
-            model: error_report(sets[CLEAN].examples, per_set[CLEAN], task, int(cfg.error_folds), int(cfg.seed), metric)
-            for model, per_set in predictions.items()
-            if per_set.get(CLEAN)
-        }
+        checkpoints = {m: entry.get("ckpt") for m, entry in report["models"].items()}
+        result["error_analysis"] = error_report(
+            sets, predictions, task, int(cfg.error_folds), int(cfg.seed), metric, checkpoints=checkpoints, model_sets=model_sets
+        )
     if "pq_remove" in wanted and task == "mc":
         pq = {}
         chance = sum(1 / len(ex.options) for ex in sets[CLEAN].examples) / max(1, len(sets[CLEAN].examples))

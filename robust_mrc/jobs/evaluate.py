@@ -117,7 +117,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
         report["notes"] += [
             f'{n}: answers "" when null score - best span score > {v["threshold"]:.4g} ({v["source"]})' for n, v in no_answer.items()
         ]
-    report["diagnostics"] = run_diagnostics(cfg, report, sets, predictions, modules, names, out)
+    report["diagnostics"] = run_diagnostics(cfg, report, sets, predictions, modules, names, out, model_sets=model_sets)
     if screening is not None:
         report["diagnostics"]["magnet_screen"] = screening
     return write_outputs(cfg, report, predictions, names, paths, out)

@@ -61,45 +61,96 @@ def confidence_section(conf: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _paper_table6(entry: Mapping[str, Any]) -> str:
+    paper = entry.get("paper") or {}
+    if not paper:
+        return ""
+    return ", ".join(f"{emb} {v[0]:.2f} / {v[1]:.2f}" for emb, v in paper.items() if emb != "perturbation" and isinstance(v, list))
+
+
+def _score(p: Mapping[str, Any]) -> str:
+    if p.get("micro_f1") is None:
+        return MISSING
+    return f"{p['micro_f1']:.4f} ± {p.get('micro_f1_std') or 0.0:.4f}"
+
+
 def error_section(errors: Mapping[str, Any]) -> list[str]:
-    lines = ["### Error analysis (clean set)", ""]
-    for model, e in errors.items():
-        rows = [
-            {"feature": label, "value": value, "n": g.get("n"), "accuracy": g.get("acc")}
-            for key, label in (
-                ("by_question_type", "question type"),
-                ("by_answer_length", "answer words"),
-                ("by_context_length", "context words"),
-            )
-            for value, g in (e.get(key) or {}).items()
+    """Wu et al. 2021 section 6: the error predictor's cross-validated scores (all rows, then per
+    set, beside Table 6), its feature importances sorted (beside what Figure 6 says), the median
+    readability (beside Table 5), then accuracy by question type, answer and context length per
+    model and set."""
+    lines = ["### Error prediction (Wu et al. 2021 section 6)", ""]
+    predictor = errors.get("predictor") or {}
+    models = ", ".join(f"`{m}` ({t})" for m, t in (errors.get("models") or {}).items())
+    lines += [
+        f"{errors.get('n', 0)} rows (model x set x question) from the sets {', '.join(f'`{s}`' for s in errors.get('sets') or [])}; "
+        f"{errors.get('n_errors', 0)} errors (wrong: {errors.get('error') or 'the model is wrong'}). "
+        f"Training amount: {models or MISSING}. Features: {', '.join(errors.get('features') or [])}.",
+        "",
+        f"Gradient boosting with XGBoost's defaults, {predictor.get('folds') or MISSING}-fold shuffled cross-validation: "
+        "micro F1 (mean ± std over the folds) against the majority class; Wu et al. 2021 Table 6 (SQuAD, majority / micro F1) "
+        "beside the sets of its perturbation types.",
+        "",
+    ]
+    fits = [("all sets", predictor), *((f"`{s}`", p) for s, p in (errors.get("by_set") or {}).items())]
+    lines += _table(
+        [
+            {
+                "rows": name,
+                "n": p.get("n"),
+                "errors": p.get("n_errors"),
+                "folds": p.get("folds"),
+                "micro F1": _score(p),
+                "majority": p.get("baseline_micro_f1"),
+                "error F1": p.get("error_f1"),
+                "AUC": p.get("auc"),
+                "top columns": ", ".join(f"{c} ({v:.2f})" for c, v in (p.get("importances") or [])[:3]),
+                "Wu et al. 2021 Table 6": _paper_table6(p),
+            }
+            for name, p in fits
         ]
-        lines += [f"Accuracy of `{model}` by question type, answer length and context length", ""] + _table(rows) + [""]
-    predictors = {m: e["error_predictor"] for m, e in errors.items() if e.get("error_predictor")}
-    if predictors:
-        lines += ["Error predictor (gradient boosting, k-fold) against the majority baseline", ""]
+    )
+    figure6 = (errors.get("paper") or {}).get("figure6") or {}
+    grouped = predictor.get("feature_importance") or []
+    if grouped:
+        constant = set(predictor.get("constant") or [])
+        lines += ["", "Feature importance (gain, summed over a feature's one-hot columns; all rows), sorted", ""]
         lines += _table(
             [
                 {
-                    "model": m,
-                    "status": p.get("status"),
-                    "n": p.get("n"),
-                    "errors": p.get("n_errors"),
-                    "folds": p.get("folds"),
-                    "F1 (errors)": p.get("f1"),
-                    "accuracy": p.get("accuracy"),
-                    "baseline F1": p.get("baseline_f1"),
-                    "baseline accuracy": p.get("baseline_accuracy"),
-                    "majority": p.get("majority"),
+                    "feature": f + (" (constant)" if f in constant else ""),
+                    "importance": float(v),
+                    "Wu et al. 2021 Figure 6": figure6.get(f, ""),
                 }
-                for m, p in predictors.items()
+                for f, v in grouped
             ]
         )
-        for m, p in predictors.items():
-            top = ", ".join(f"{name} ({weight:.3f})" for name, weight in (p.get("top_features") or [])[:5])
-            if top:
-                lines += ["", f"Top features of `{m}`: {top}"]
-            if p.get("warning"):
-                lines += ["", f"Note (`{m}`): {p['warning']}"]
+        lines += ["", "Top columns (all rows), as Figure 6", ""]
+        lines += _table([{"column": c, "importance": float(v)} for c, v in (predictor.get("importances") or [])[:10]])
+    for name, p in fits:
+        if p.get("warning"):
+            lines += ["", f"Note ({name}): {p['warning']}"]
+    readability = errors.get("readability") or {}
+    if readability:
+        paper = readability.get("paper") or {}
+        lines += ["", "Median Flesch-Kincaid grade of the contexts (Table 5)", ""]
+        lines += _table(
+            [{"data": "this evaluation", "correct": readability.get("correct"), "errors": readability.get("error")}]
+            + [{"data": f"Wu et al. 2021 {d}", "correct": v.get("correct"), "errors": v.get("error")} for d, v in paper.items()]
+        )
+    for model, tables in (errors.get("accuracy") or {}).items():
+        set_names = list(dict.fromkeys(s for t in tables.values() for s in t))
+        rows = []
+        labels = (("question_type", "question type"), ("answer_length", "model answer words"), ("context_length", "context words"))
+        for key, label in labels:
+            per_set = tables.get(key) or {}
+            for value in dict.fromkeys(g for s in set_names for g in per_set.get(s, {})):
+                row: dict[str, Any] = {"feature": label, "value": value}
+                for s in set_names:
+                    g = per_set.get(s, {}).get(value)
+                    row[s] = f"{g['acc']:.3f} ({g['n']})" if g else MISSING
+                rows.append(row)
+        lines += ["", f"Accuracy (n) of `{model}` per set", ""] + _table(rows)
     return lines
 
 
