@@ -33,7 +33,7 @@ def test_every_option_composes_and_resolves(group):
 
 def test_the_headline_command_composes():
     cfg = make_cfg("attack=mix", "model=roberta")
-    assert cfg.model.pretrained == "roberta-large" and cfg.model.optim.lr == 1e-5 and cfg.model.optim.adam_epsilon == 1e-6
+    assert cfg.model.pretrained == "roberta-large" and cfg.model.optim.lr == 1.5e-5 and cfg.model.optim.adam_epsilon == 1e-6
     assert cfg.attack.policy == "mix"
 
 

@@ -72,9 +72,11 @@ class _AddSentBase(Attack):
         return insert_sentence(ex, sentence, pos, self.name, sentence)
 
     def search(self, ex, rng):
-        """The paper's adversary: every candidate sentence (``variants`` alterations x ``fakes``
-        fake answers) added to the paragraph, the model run on each, the one whose argmax answer
-        has the lowest F1 kept (ties: the earlier candidate, the canonical one first)."""
+        """The model-in-the-loop choice: every candidate sentence (``variants`` alterations x
+        ``fakes`` fake answers, rule-made) added to the paragraph, the model run on each, the one
+        whose argmax answer has the lowest F1 kept (ties: the earlier candidate, the canonical one
+        first). Jia & Liang 2017 choose the same way among up to five crowd-edited versions of one
+        sentence; the candidates here are not crowd-edited."""
         cands = candidate_sentences(
             ex, mod=self._mod, variants=int(self.variants), vectors=self.vectors, tagger=self.tagger, fakes=int(self.fakes)
         )
