@@ -118,8 +118,16 @@ class AttackPolicy:
         return out, attack.name, "attacked" if ok else "fallback"
 
 
-def policy_from_config(attack_cfg: Mapping[str, Any] | None, task: str, seed: int, train_examples: Sequence | None = None) -> AttackPolicy:
-    """The :class:`AttackPolicy` of an ``attack`` config group entry."""
+def policy_from_config(
+    attack_cfg: Mapping[str, Any] | None,
+    task: str,
+    seed: int,
+    train_examples: Sequence | None = None,
+    targets: Sequence | None = None,
+) -> AttackPolicy:
+    """The :class:`AttackPolicy` of an ``attack`` config group entry; its attacks are prepared with
+    ``train_examples`` (pools, a bank's training data) for ``targets`` (the examples they will
+    attack; default: ``train_examples``)."""
     # defaults kept: callers of QADataModule (tests, banks) pass a plain dict, or none at all
     cfg = dict(attack_cfg or {})
     policy = cfg.get("policy", "none")
@@ -136,7 +144,9 @@ def policy_from_config(attack_cfg: Mapping[str, Any] | None, task: str, seed: in
         if task != "mc":
             raise PolicyConfigError("attack=augmented_option adds an option: it needs task=mc")
         rate, mode = 1.0, "replace"
-    attacks = build_attacks(specs, task, train_examples, training=True) if policy != "none" else []
+    if targets is None:
+        targets = train_examples
+    attacks = build_attacks(specs, task, train_examples, training=True, targets=targets) if policy != "none" else []
     return AttackPolicy(
         name=str(cfg.get("name", policy)),
         policy=policy,

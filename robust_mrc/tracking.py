@@ -31,6 +31,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc.data.examples import LETTERS, MCExample
 from robust_mrc.diagnostics.report import record_correct, relative_drop
+from robust_mrc.reports.robustness import what_ran
 
 log = logging.getLogger(__name__)
 
@@ -227,6 +228,9 @@ def log_evaluation(cfg: DictConfig, report: Mapping[str, Any], rows: list[dict],
     try:
         columns = list(rows[0]) if rows else []
         run.log({"eval/report": wandb.Table(columns=columns, data=[[r[c] for c in columns] for r in rows])})
+        ran = what_ran(report)  # per set: the attack, paper method or stand-in, the paper, its resources
+        if ran:
+            run.log({"eval/what_ran": wandb.Table(columns=list(ran[0]), data=[list(r.values()) for r in ran])})
         for path in images:
             if path.is_file():
                 run.log({f"eval/plots/{path.stem}": wandb.Image(str(path))})

@@ -4,6 +4,7 @@ hand-made n-best lists, bank files the attack reads, bank statistics, the end-to
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter
 
 import pytest
@@ -350,3 +351,59 @@ def test_command_mistakes_are_one_line(args, message, tmp_path, capsys, monkeypa
 def test_help(capsys):
     assert main(["--help"]) == 0
     assert "python -m robust_mrc.banks.de" in capsys.readouterr().out
+
+
+# --- distractor_extraction bank=auto: the same path, cached ------------------------------------
+
+
+def test_auto_builds_the_bank_once_and_reads_it_from_the_cache(tmp_path, monkeypatch, caplog):
+    """``bank: auto`` trains the span extractor on the context's training examples, reads the targets
+    with it (a child process running :func:`build_de_bank`), caches the bank; the second build of the
+    attack reads the cache, another target set reuses the trained extractor."""
+    from robust_mrc.attacks.apply import build_attack
+    from robust_mrc.banks import auto
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ROBUST_MRC_CACHE", str(cache))
+    builds = []
+    real_build = auto._build_de
+    monkeypatch.setattr(auto, "_build_de", lambda *args, **kw: builds.append(args[1]) or real_build(*args, **kw))
+    splits = synthetic_splits("mc", 48, 0, 16, 0)
+    train, test = splits["train"], splits["test"]
+    caplog.set_level(logging.INFO)
+    attack = build_attack("distractor_extraction", "mc", train, targets=test)
+    assert len(builds) == 1
+    (bank_file,) = (cache / "banks" / "de").glob("*.jsonl")
+    assert "building the DE bank (Si et al. 2021 (AdvRACE)): training the span extractor (model=tiny" in caplog.text
+    assert f"cached as {bank_file}" in caplog.text and "[train] epoch 1/1 step" in caplog.text  # progress relayed
+    assert "DE bank: 16 / 16 questions read" in caplog.text
+    prov = attack.provenance()
+    assert (prov["attack"], prov["method"]) == ("distractor_extraction", "paper")
+    assert prov["resources"]["bank"] == f"auto: {bank_file}" and "tiny, 1 epoch(s), length 256" in prov["resources"]["extractor"]
+    stats = json.loads(bank_file.with_name(bank_file.name + ".stats.json").read_text())
+    assert stats["all"]["questions"] == 16 and stats["extractor"]["span_data"]["train"]["examples"] == 48
+
+    caplog.clear()
+    again = build_attack("distractor_extraction", "mc", train, targets=test)
+    assert len(builds) == 1 and f"DE bank from the cache {bank_file}" in caplog.text
+
+    # the attacked options are the bank's passage spans, the answer and label kept
+    bank = load_bank(str(bank_file))
+    assert set(bank) == {ex.id for ex in test}
+    changed = 0
+    for ex in test:
+        new = again(ex, example_rng(0, 0, ex.id, again.name))
+        if new is None:
+            assert not bank[ex.id]
+            continue
+        changed += 1
+        assert new.answer == ex.answer and new.label == ex.label and new.edits[-1].attack == "distractor_extraction"
+        fresh = [o for i, o in enumerate(new.options) if i != new.label and o not in ex.options]
+        assert fresh and all(o in bank[ex.id] and o in ex.passage for o in fresh)
+    assert changed > 0
+
+    # other targets, the same training examples and settings: the extractor is not trained again
+    caplog.clear()
+    build_attack("distractor_extraction", "mc", train, targets=test[:4])
+    assert len(builds) == 2 and "reading 4 questions with the cached extractor" in caplog.text
+    assert "[train]" not in caplog.text

@@ -264,7 +264,7 @@ def test_span_suite_and_token_vote_ensemble(tmp_path_factory, tmp_path):
     _, out = run_eval(tmp_path, f"ensemble=[{ckpts[0]},{ckpts[1]}]", *SPAN_DATA, "suite=squad", f"cache_dir={tmp_path / 'c'}")
     report = json.loads((out / "report.json").read_text())
     assert report["primary"] == "f1" and set(report["models"]) >= {"ensemble"}
-    sets = ["clean", "addsent", "addonesent", "addsentmod", "addcommon", "char_noise", "char_noise_all", "word_noise"]
+    sets = ["clean", "addsent", "addonesent", "addsentmod", "random_words", "char_noise", "char_noise_all", "word_noise"]
     for entry in report["models"].values():
         assert list(entry["sets"]) == sets
         assert all(m["n"] == 12 for m in entry["sets"].values())
@@ -296,9 +296,10 @@ def test_report_table_and_plots_go_to_wandb_offline(mc_ckpts, tmp_path, monkeypa
     images = sorted(p.name for p in (run / "files" / "media" / "images").rglob("*.png"))
     assert any(n.startswith("eval/plots/robustness") or "robustness" in n for n in images)
     assert any("reliability" in n for n in images)
-    (table,) = list((run / "files" / "media" / "table").rglob("*.table.json"))
-    data = json.loads(table.read_text())
+    tables = {p.name.split("_")[0]: json.loads(p.read_text()) for p in (run / "files" / "media" / "table").rglob("*.table.json")}
+    data, ran = tables["report"], tables["what"]  # eval/report and eval/what_ran
     assert data["columns"][:3] == ["model", "set", "n"] and len(data["data"]) == 8  # 7 sets + attack avg
+    assert ran["columns"] == ["set", "attack", "method", "paper", "resources"] and len(ran["data"]) == 6  # the attacked sets
 
 
 def test_model_in_the_loop_sets_are_searched_per_model_and_cached(tmp_path_factory, tmp_path, monkeypatch):
@@ -330,3 +331,27 @@ def test_model_in_the_loop_sets_are_searched_per_model_and_cached(tmp_path_facto
     again = json.loads((out2 / "report.json").read_text())
     assert again["models"][model]["sets"]["addany"] == entry["addany"]
     assert again["sets"]["addany"]["by_model"][model]["cached"] is True
+
+
+def test_every_report_says_what_ran_and_labels_stand_ins(mc_ckpts, tmp_path):
+    sets = "'suite.sets=[{name: addsent}, {name: charswap}, {name: word_replace}]'"
+    metrics, out = run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", sets.strip("'"), f"cache_dir={tmp_path / 'c'}")
+    report = json.loads((out / "report.json").read_text())
+    info = report["sets"]
+    assert info["addsent"]["method"] == "paper" and info["addsent"]["paper"] == "Si et al. 2021 (AdvRACE)"
+    assert info["addsent"]["resources"]["neighbours"] and info["charswap"]["method"] == "paper"
+    # WordReplace here is a random-neighbour substitute, not AdvRACE's SememePSO search: labelled so
+    assert info["word_replace"]["method"] == "stand-in"
+    md = (out / "report.md").read_text()
+    assert "## What ran" in md and "| word_replace | word_replace | stand-in |" in md.replace("  ", " ")
+    # the same labels from the cache: a second evaluation reads the sets back and still says what ran
+    _, out2 = run_eval(
+        tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", sets.strip("'"), f"cache_dir={tmp_path / 'c'}", name="again"
+    )
+    again = json.loads((out2 / "report.json").read_text())["sets"]
+    assert again["word_replace"]["cached"] and again["word_replace"]["method"] == "stand-in"
+    # reports.compare lists them under the table
+    from robust_mrc.reports.compare import main as compare
+
+    table = compare([str(out)])
+    assert "What ran" in table and "word_replace (stand-in" in table

@@ -125,6 +125,44 @@ def test_bank_round_trips_and_replaces_wrong_options_keeping_the_label(dg_run, t
     assert changed > 0
 
 
+def test_distractor_generation_auto_generates_with_the_generator_once_and_caches(dg_run, tmp_path, monkeypatch, caplog):
+    """``bank: auto`` with ``generator=`` runs the DG bank's beam search and selection over the
+    targets, caches the bank (the second build reads it), leaves the global random state alone."""
+    import logging
+
+    from robust_mrc.banks import dg
+
+    monkeypatch.setenv("ROBUST_MRC_CACHE", str(tmp_path / "cache"))
+    calls = []
+    real = dg.build_dg_bank
+    monkeypatch.setattr(dg, "build_dg_bank", lambda *args, **kw: calls.append(1) or real(*args, **kw))
+    splits = load_splits(make_cfg(*DATA).data, "mc")
+    spec = {"name": "distractor_generation", "params": {"bank": "auto", "generator": dg_run[0]["ckpt_path"], "beam": 6}}
+    caplog.set_level(logging.INFO)
+    state = torch.get_rng_state()
+    attack = build_attack(spec, "mc", splits["train"], targets=splits["test"])
+    assert torch.equal(state, torch.get_rng_state())
+    (bank_file,) = (tmp_path / "cache" / "banks" / "dg").glob("*.jsonl")
+    assert (
+        len(calls) == 1 and f"building the DG bank (Si et al. 2021 (AdvRACE)): generator {dg_run[0]['ckpt_path']}, 6 beams" in caplog.text
+    )
+    prov = attack.provenance()
+    assert (prov["attack"], prov["method"]) == ("distractor_generation", "paper")
+    assert prov["resources"]["bank"] == f"auto: {bank_file}" and prov["resources"]["generator"].startswith(dg_run[0]["ckpt_path"])
+    again = build_attack(spec, "mc", splits["train"], targets=splits["test"])
+    assert len(calls) == 1 and f"DG bank from the cache {bank_file}" in caplog.text
+    bank = load_bank(str(bank_file))
+    assert set(bank) == {ex.id for ex in splits["test"]}
+    changed = 0
+    for ex in splits["test"]:
+        out, ok = attack_example(again, ex, 0, 0)
+        assert out.label == ex.label and out.answer == ex.answer
+        if ok:
+            changed += 1
+            assert all(o in ex.options or o in bank[ex.id] for o in out.options)
+    assert changed > 0
+
+
 def test_an_interrupted_bank_build_resumes_to_the_uninterrupted_bank(dg_run, tmp_path, monkeypatch, caplog):
     """Preempted after two batches, the same command goes on with the other questions only; the bank
     equals the one of a build that ran through; a cut-off last line is made again; other settings

@@ -187,7 +187,7 @@ def apply(cfg: dict) -> dict:
     task = cfg.get("task") or ("mc" if isinstance(examples[0], MCExample) else "span")
     params = {k: yaml.safe_load(v) for k, v in cfg.items() if k not in _OWN_KEYS}
     try:  # a pool attack without pool= draws from the input data itself (never the same passage)
-        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples))
+        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples), targets=list(examples))
     except (AttackSpecError, ValueError) as exc:
         raise SystemExit(str(exc)) from None
     t0 = time.perf_counter()
@@ -253,7 +253,7 @@ def stats(cfg: dict) -> dict:
     task = cfg.get("task") or ("mc" if isinstance(examples[0], MCExample) else "span")
     params = {k: yaml.safe_load(v) for k, v in cfg.items() if k not in _OWN_KEYS}
     try:
-        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples))
+        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples), targets=list(examples))
     except (AttackSpecError, ValueError) as exc:
         raise SystemExit(str(exc)) from None
     result = {"data": str(cfg["data"]), "limit": limit, "seed": seed, **fidelity_stats(attack, list(examples), seed, epoch)}

@@ -76,9 +76,14 @@ def attacks_code_digest(root: Path = ATTACKS_DIR) -> str:
 
 
 def build_attack(
-    spec: str | Mapping[str, Any] | AttackSpec, task: str, pool_examples: Sequence | None = None, training: bool = False
+    spec: str | Mapping[str, Any] | AttackSpec,
+    task: str,
+    pool_examples: Sequence | None = None,
+    training: bool = False,
+    targets: Sequence | None = None,
 ) -> Attack:
-    """The attack of ``spec`` for ``task``, prepared with ``pool_examples`` (see the module doc);
+    """The attack of ``spec`` for ``task``, prepared with ``pool_examples`` (see the module doc) and
+    ``targets`` (the examples it will attack, where known: a bank attack makes its bank for them);
     ``training`` adds the spec's ``train_params``."""
     spec = AttackSpec.parse(spec)
     params = {**spec.params, **spec.train_params} if training else dict(spec.params)
@@ -86,11 +91,13 @@ def build_attack(
         attack = get_attack(spec.name, task, **params)
     except TypeError as err:  # an undeclared parameter
         raise AttackSpecError(str(err)) from None
-    return attack.setup(AttackContext(task, pool_examples))
+    return attack.setup(AttackContext(task, pool_examples, targets))
 
 
-def build_attacks(specs: Iterable | None, task: str, pool_examples: Sequence | None = None, training: bool = False) -> list[Attack]:
-    return [build_attack(spec, task, pool_examples, training) for spec in specs or []]
+def build_attacks(
+    specs: Iterable | None, task: str, pool_examples: Sequence | None = None, training: bool = False, targets: Sequence | None = None
+) -> list[Attack]:
+    return [build_attack(spec, task, pool_examples, training, targets) for spec in specs or []]
 
 
 def attack_example(attack: Attack, example, seed: int, epoch: int = 0):

@@ -38,11 +38,17 @@ class AttackContext:
     """What :meth:`Attack.prepare` may draw on: the data the attack runs beside.
 
     ``pool_examples``: examples whose options a pool attack may draw (the training set, or the
-    input file of the attacks command); never the attacked example's own passage.
+    input file of the attacks command); never the attacked example's own passage. It is also the
+    training data of an attack that trains a model first (``distractor_extraction bank=auto``).
+    ``targets``: the examples the attack will be applied to, where the caller knows them (the
+    base examples of a suite's set, the training set of a policy, the validation and test sets,
+    the input file): an attack that prepares per-example resources (a distractor bank) makes them
+    for these; None when unknown.
     """
 
     task: str
     pool_examples: Sequence | None = None
+    targets: Sequence | None = None
 
 
 class Attack:

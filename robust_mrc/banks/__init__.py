@@ -6,6 +6,9 @@
 * :mod:`robust_mrc.banks.de` -- the DE bank: ``python -m robust_mrc.banks.de data=... out=...``.
 * :mod:`robust_mrc.banks.dg` -- the DG bank: ``python -m robust_mrc.banks.dg data=... out=...``.
 * :mod:`robust_mrc.banks.stats` -- bank statistics (any bank: DE or DG).
+* :mod:`robust_mrc.banks.auto` -- banks made on first use and cached: ``distractor_extraction
+  bank=auto`` (the DE bank's path, for the attacked examples), ``distractor_generation bank=auto
+  generator=CKPT``.
 """
 
 from robust_mrc.errors import UserError

@@ -18,7 +18,7 @@ own span model, end to end:
    cross a line break or end on a dangling word (``fragment``: "she's really a"), are walked in
    rank order (white space collapsed, leading punctuation and a speaker's tag "W:" dropped:
    :func:`span_text`) through the DE rules (:func:`robust_mrc.attacks.mc.distractors.filter_spans`, shared with
-   the model-free DE) and the first ``n_options - 1`` kept.
+   the model-free stand-in ``de_lexical``) and the first ``n_options - 1`` kept.
    The n-best lists read are journaled in ``<out>.partial.jsonl`` (:mod:`robust_mrc.journal`):
    after a crash or preemption in this pass, the same command with ``ckpt=`` the extractor's
    checkpoint (``WORK_DIR/train/checkpoints/best.ckpt``) reads only the questions left.
@@ -30,6 +30,10 @@ own span model, end to end:
 
 ``data=`` and ``data.*`` (``data.limit=...``) configure the multiple-choice data; ``work_dir``
 defaults to ``out`` without its suffix plus ``.work``. A mistake prints one line ``Error: ...``.
+
+Steps 1-3 are :func:`build_de_bank` (training examples, target examples, :class:`DESettings`):
+the command and ``distractor_extraction bank=auto`` (:mod:`robust_mrc.banks.auto`, which caches
+the bank) take the same path.
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ import logging
 import re
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from omegaconf import DictConfig, open_dict
@@ -206,13 +211,87 @@ def _top(value: str | None) -> int:
     return top
 
 
-def build_de_bank(argv: Sequence[str]) -> dict:
-    """Run the module doc's steps for the command-line arguments ``argv``; return the statistics."""
-    from robust_mrc.attacks.pools import write_bank
-    from robust_mrc.data.sources import load_splits
+@dataclass(frozen=True)
+class DESettings:
+    """How a DE bank is made: ``overrides`` of the span extractor's training config (``train.py``
+    keys on top of ``task=span data=squad_local``: ``model=``, ``trainer.max_epochs=``,
+    ``task.max_length=``, ``batch_size=``, ...), ``seed`` (where each correct option is inserted),
+    ``top`` (n-best spans walked) and ``name`` (the span data's name in the extractor's run)."""
+
+    overrides: tuple[str, ...] = ()
+    seed: int = 42
+    top: int = 20
+    name: str = "mc"
+
+    @classmethod
+    def for_extractor(cls, model: str, epochs: int, max_length: int, batch_size: int, seed: int = 42, top: int = 20, name: str = "mc"):
+        """The settings of an extractor ``model`` (a ``conf/model`` name) trained ``epochs`` epochs on
+        windows of ``max_length`` tokens in batches of ``batch_size``."""
+        overrides = (
+            f"model={model}",
+            f"trainer.max_epochs={int(epochs)}",
+            f"task.max_length={int(max_length)}",
+            f"batch_size={int(batch_size)}",
+            f"seed={int(seed)}",
+        )
+        return cls(overrides, int(seed), int(top), name)
+
+
+def build_de_bank(
+    train_examples: Sequence[MCExample] | None,
+    targets: Sequence[MCExample],
+    settings: DESettings,
+    *,
+    work_dir: str | Path,
+    validation: Sequence[MCExample] | None = None,
+    ckpt: str | None = None,
+    journal_path: str | Path | None = None,
+    journal_settings: dict | None = None,
+    report: dict | None = None,
+    on_trained: Callable[[str, dict], None] | None = None,
+) -> dict[str, list[str]]:
+    """Steps 1-3 of the module doc: ``{id: distractors}`` for every example of ``targets``, read by a
+    span extractor trained on ``train_examples`` (validated on ``validation``, else on 10 % of the
+    training passages) with ``settings``, its run in ``work_dir``; ``ckpt`` (a span checkpoint)
+    skips the training. The one path of the command and of ``distractor_extraction bank=auto``.
+
+    ``journal_path`` journals the n-best lists read (settings: the checkpoint, ``top`` and
+    ``journal_settings``): the caller finishes it (``report["journal"].finish()``) once the bank is
+    written. ``report``, when given, receives the extractor's checkpoint (``ckpt``) and what its
+    training gave (``extractor``), the filter's drop counts (``dropped``), the n-best sizes
+    (``nbest_sizes``) and the journal (``journal``, None without ``journal_path``). ``on_trained``
+    is called with the checkpoint and the training's summary as soon as the extractor is trained."""
     from robust_mrc.models.backbone import load_tokenizer
     from robust_mrc.models.checkpoints import load_checkpoint
     from robust_mrc.models.scoring import ModelScorer
+
+    train_cfg = span_training_config(settings.overrides)
+    extractor: dict = {}
+    if not ckpt:
+        if not train_examples:
+            raise BankError("no training examples to train the span extractor on; give ckpt=PATH")
+        splits = {"train": list(train_examples), "validation": list(validation or [])}
+        ckpt, extractor = train_extractor(splits, settings.seed, train_cfg, Path(work_dir), settings.name)
+        if on_trained is not None:
+            on_trained(ckpt, extractor)
+    module = load_checkpoint(ckpt, expected_task="span")
+    module.task_cfg["n_best"] = settings.top
+    scorer = ModelScorer(module, load_tokenizer(module.model_cfg), key=str(ckpt), batch_size=int(train_cfg.eval_batch_size))
+    dropped: Counter = Counter()
+    sizes: list[int] = []
+    journal = None
+    if journal_path is not None:
+        journal = Journal(journal_path, {"ckpt": file_identity(ckpt), "top": settings.top, **(journal_settings or {})})
+    bank = extract_bank(scorer, targets, dropped, sizes, journal=journal)
+    if report is not None:
+        report.update({"ckpt": str(ckpt), "extractor": extractor, "dropped": dropped, "nbest_sizes": sizes, "journal": journal})
+    return bank
+
+
+def run(argv: Sequence[str]) -> dict:
+    """Run the module doc's steps for the command-line arguments ``argv``; return the statistics."""
+    from robust_mrc.attacks.pools import write_bank
+    from robust_mrc.data.sources import load_splits
     from robust_mrc.runtime import atomic_write_json
 
     own, data_overrides, training_overrides = split_arguments(argv, OWN_KEYS)
@@ -227,7 +306,7 @@ def build_de_bank(argv: Sequence[str]) -> dict:
         raise BankError(f"ckpt={ckpt}: no such checkpoint file (a span checkpoint, e.g. WORK_DIR/train/checkpoints/best.ckpt)")
     mc_cfg = compose(["task=mc", *data_overrides])
     _check_out(own["out"], stats_path, [mc_cfg.data.get(split) for split in ("train", "validation", "test")])
-    train_cfg = span_training_config(training_overrides)  # a mistake in it shows before any work
+    span_training_config(training_overrides)  # a mistake in it shows before any work
     if mc_cfg.data.get("task") not in (None, "mc"):
         raise BankError(
             f"data={mc_cfg.data.name} is a {mc_cfg.data.task!r} data set: a DE bank is made for "
@@ -237,30 +316,33 @@ def build_de_bank(argv: Sequence[str]) -> dict:
     splits = load_splits(mc_cfg.data, "mc", seed)
     names = parse_splits(own.get("splits"), splits)
     examples = _examples(splits, names)
-    extractor: dict = {}
-    if not ckpt:
-        if not splits.get("train"):
-            raise BankError(f"data={mc_cfg.data.name} has no train split to train the span extractor on; give ckpt=PATH")
-        ckpt, extractor = train_extractor(splits, seed, train_cfg, work_dir, str(mc_cfg.data.name))
-    module = load_checkpoint(ckpt, expected_task="span")
-    module.task_cfg["n_best"] = top
-    scorer = ModelScorer(module, load_tokenizer(module.model_cfg), key=str(ckpt), batch_size=int(train_cfg.eval_batch_size))
-    dropped: Counter = Counter()
-    sizes: list[int] = []
-    settings = {"ckpt": file_identity(ckpt), "top": top, "data": str(mc_cfg.data.name), "splits": names, "ids": len(examples)}
-    journal = Journal(out.with_name(out.name + ".partial.jsonl"), settings)
-    bank = extract_bank(scorer, examples, dropped, sizes, journal=journal)
+    if not ckpt and not splits.get("train"):
+        raise BankError(f"data={mc_cfg.data.name} has no train split to train the span extractor on; give ckpt=PATH")
+    settings = DESettings(tuple(training_overrides), seed, top, str(mc_cfg.data.name))
+    report: dict = {}
+    bank = build_de_bank(
+        splits.get("train"),
+        examples,
+        settings,
+        work_dir=work_dir,
+        validation=splits.get("validation"),
+        ckpt=ckpt,
+        journal_path=out.with_name(out.name + ".partial.jsonl"),
+        journal_settings={"data": str(mc_cfg.data.name), "splits": names, "ids": len(examples)},
+        report=report,
+    )
     write_bank(bank, out)
-    journal.finish()
+    report["journal"].finish()
+    sizes = report["nbest_sizes"]
     stats = {
         "bank": str(out),
         "data": str(mc_cfg.data.name),
         "seed": seed,
         "top": top,
-        "extractor": {"ckpt": str(ckpt), **extractor},
+        "extractor": {"ckpt": report["ckpt"], **report["extractor"]},
         "all": bank_stats(bank, examples),
         "splits": {s: bank_stats(bank, splits[s]) for s in names},
-        "filter": {"mean_nbest": round(sum(sizes) / max(len(sizes), 1), 2), "dropped": dict(sorted(dropped.items()))},
+        "filter": {"mean_nbest": round(sum(sizes) / max(len(sizes), 1), 2), "dropped": dict(sorted(report["dropped"].items()))},
     }
     atomic_write_json(stats_path, stats)
     for s in names:
@@ -279,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__)
         return 0
     logging.basicConfig(level=logging.INFO, format="[%(name)s] %(message)s")
-    run_command(build_de_bank, argv)
+    run_command(run, argv)
     return 0
 
 

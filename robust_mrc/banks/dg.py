@@ -212,12 +212,21 @@ def bank_questions(cfg: DictConfig) -> list[MCExample]:
     return examples
 
 
-def load_generator(cfg: DictConfig):
-    """The generator of ``ckpt=``, else of a ``train(cfg)`` run (its best checkpoint); with its path."""
+def load_generator_checkpoint(path: str | Path, device: str = "auto", trust_remote_code: bool = False):
+    """The ``task=dg`` module of the checkpoint ``path`` (weights only), moved to CUDA when
+    ``device`` is ``cuda``, or ``auto`` and a GPU is there."""
     import torch
 
     from robust_mrc.models.checkpoints import load_checkpoint
 
+    module = load_checkpoint(path, expected_task="dg", trust_remote_code=bool(trust_remote_code))
+    if device == "cuda" or (device == "auto" and torch.cuda.is_available()):
+        module.to("cuda")
+    return module
+
+
+def load_generator(cfg: DictConfig):
+    """The generator of ``ckpt=``, else of a ``train(cfg)`` run (its best checkpoint); with its path."""
     path = cfg.ckpt
     if not path:
         from robust_mrc.training import train
@@ -225,11 +234,26 @@ def load_generator(cfg: DictConfig):
         path = train(cfg)["ckpt_path"]
         if not path:
             raise ConfigError("training wrote no best checkpoint (no validation split?): set data.holdout=0.1 or data.validation=")
-    module = load_checkpoint(path, expected_task="dg", trust_remote_code=bool(cfg.trust_remote_code))
-    device = cfg.device
-    if device == "cuda" or (device == "auto" and torch.cuda.is_available()):
-        module.to("cuda")
-    return module, str(path)
+    return load_generator_checkpoint(path, cfg.device, bool(cfg.trust_remote_code)), str(path)
+
+
+def build_dg_bank(
+    generator: str | Path,
+    targets: Sequence[MCExample],
+    *,
+    beams: int = 50,
+    batch_size: int = 8,
+    journal: Journal | None = None,
+    device: str = "auto",
+) -> tuple[dict[str, list[str]], list[int]]:
+    """``({id: distractors}, distinct beams per question)`` for ``targets`` from the generator
+    checkpoint ``generator``: :func:`generate_bank` with the checkpoint's own task settings (at
+    most ``max_new_tokens`` new tokens, ``no_repeat_ngram_size``) and ``beams`` beams, the
+    question's number of wrong options kept by :func:`select_for`. What ``distractor_generation
+    bank=auto`` runs (:mod:`robust_mrc.banks.auto`)."""
+    module = load_generator_checkpoint(generator, device)
+    records, distinct = generate_bank(module, targets, beams=int(beams), batch_size=int(batch_size), journal=journal)
+    return {r["id"]: list(r["distractors"]) for r in records}, distinct
 
 
 def build_bank(cfg: DictConfig) -> dict:

@@ -130,7 +130,7 @@ class QADataModule(pl.LightningDataModule):
             self.splits = load_splits(self.data_cfg, data_task(task), seed=self.seed)
             log.info("data %s: %s", self.data_cfg.get("name"), {k: len(v) for k, v in self.splits.items()})
         if self.policy is None:
-            self.policy = policy_from_config(self.attack_cfg, task, self.seed, self.splits.get("train"))
+            self.policy = policy_from_config(self.attack_cfg, task, self.seed, self.splits.get("train"), self._attack_targets())
             if self.policy.active:
                 log.info(
                     "attack policy %s: %s on rate %.2f (%s)",
@@ -148,7 +148,7 @@ class QADataModule(pl.LightningDataModule):
                     self._warm(self.policy.attacks)
         if not self.eval_sets:
             specs = eval_attack_specs(self.attack_cfg, task)
-            attacks = build_attacks(specs, task, self.splits.get("train"))
+            attacks = build_attacks(specs, task, self.splits.get("train"), targets=self._attack_targets())
             warmed = set(self.policy.attack_names) if self.policy and self.policy.active else set()
             self._warm([a for a in attacks if a.name not in warmed])
             for split in ("validation", "test"):
@@ -157,6 +157,11 @@ class QADataModule(pl.LightningDataModule):
                     if sets["clean"]:
                         sets[attack.name] = self._attacked_set(sets["clean"], attack)
                 self.eval_sets[split] = sets
+
+    def _attack_targets(self) -> list:
+        """The examples the training and validation attacks are prepared for: every split (one
+        distractor bank serves the training copies and the attacked validation / test sets)."""
+        return [ex for split in ("train", "validation", "test") for ex in self.splits.get(split) or []]
 
     @property
     def fresh_each_epoch(self) -> bool:

@@ -80,6 +80,8 @@ class EvalSet:
     cached: bool = False
     fallbacks: int = 0
     search: dict | None = None  # a model-in-the-loop set: queries, seconds, queries/s
+    # what ran: the attack's provenance (attack, method "paper" | "stand-in", paper, resources), or the file's
+    provenance: dict | None = None
 
     @property
     def name(self) -> str:
@@ -185,14 +187,19 @@ def build_sets(
             attacks_code_digest(),
             scorer.key if spec.model else None,
         )
+        provenance = cache.load_json("provenance", key)  # what made the set (read first: a damaged entry is named and remade)
         cached = cache.load_examples(spec.name, key)
         if cached is not None and len(cached) == len(base):
             log.info("set %s: %d examples from the cache (%s)", spec.name, len(cached), key)
             search = cache.load_json("search", key) if spec.model else None
-            sets[spec.name] = EvalSet(spec, cached, key, cached=True, fallbacks=_count_unchanged(base, cached), search=search)
+            if provenance is None:  # a set cached without it: build the attack to say what ran
+                provenance = _attack_provenance(spec, task, pool_examples, base)
+            sets[spec.name] = EvalSet(
+                spec, cached, key, cached=True, fallbacks=_count_unchanged(base, cached), search=search, provenance=provenance
+            )
             continue
         try:
-            attack = build_attack({"name": spec.attack, "params": dict(spec.params)}, task, pool_examples)
+            attack = build_attack({"name": spec.attack, "params": dict(spec.params)}, task, pool_examples, targets=base)
         except (AttackSpecError, ValueError) as err:
             raise SuiteConfigError(f"set {spec.name!r}: cannot build attack {spec.attack!r}: {err}") from None
         search = None
@@ -218,14 +225,24 @@ def build_sets(
             cache.save_json("search", key, search)
         else:
             attacked = attack_examples(attack, base, seed)
+        provenance = attack.provenance()
+        cache.save_json("provenance", key, provenance)
         examples, fallbacks = attacked.examples, attacked.fallbacks
         if fallbacks:
             log.info("set %s: %d of %d examples unchanged (the attack gave up)", spec.name, fallbacks, len(examples))
         cache.save_examples(spec.name, key, examples)
         if spec.model and cache.writable:
             journal.finish()  # the set is in the cache now
-        sets[spec.name] = EvalSet(spec, examples, key, fallbacks=fallbacks, search=search)
+        sets[spec.name] = EvalSet(spec, examples, key, fallbacks=fallbacks, search=search, provenance=provenance)
     return sets
+
+
+def _attack_provenance(spec: SetSpec, task: str, pool_examples: Sequence | None, base: list) -> dict:
+    try:
+        attack = build_attack({"name": spec.attack, "params": dict(spec.params)}, task, pool_examples, targets=base)
+    except (AttackSpecError, ValueError) as err:
+        raise SuiteConfigError(f"set {spec.name!r}: cannot build attack {spec.attack!r}: {err}") from None
+    return attack.provenance()
 
 
 def _count_unchanged(clean: Sequence, attacked: Sequence) -> int:
@@ -250,7 +267,8 @@ def _external_set(spec: SetSpec, task: str, strict: bool, clean: Sequence) -> Ev
         log.info("set %s: ids <original id>-<suffix> of clean questions: scored as an adversarial set (Jia & Liang)", spec.name)
         spec = replace(spec, adversarial=True)
     digest = file_digest(path) if path.is_file() else examples_digest(examples)
-    return EvalSet(spec, examples, fingerprint("file", str(path.resolve()), digest, spec.limit))
+    provenance = {"attack": None, "method": "file", "paper": "", "resources": {"file": str(path)}}
+    return EvalSet(spec, examples, fingerprint("file", str(path.resolve()), digest, spec.limit), provenance=provenance)
 
 
 def _has_variants(examples: Sequence, clean: Sequence) -> bool:

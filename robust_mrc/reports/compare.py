@@ -28,6 +28,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from robust_mrc.data.writers import atomic_write_bytes
+from robust_mrc.reports.robustness import what_ran
 from robust_mrc.reports.tables import format_table
 
 
@@ -238,8 +239,12 @@ def main(argv: list[str] | None = None) -> str:
     )
     args = p.parse_args(argv)
     loaded = []
+    ran: dict[str, set[str]] = {}  # set -> what made it, over the evaluation reports
     for r in args.runs:
         loaded += load_evaluation(r, args.ci) if (Path(r) / "report.json").is_file() else [load_run(r)]
+        if (Path(r) / "report.json").is_file():
+            for row in what_ran(json.loads((Path(r) / "report.json").read_text())):
+                ran.setdefault(row["set"], set()).add(f"{row['attack']} ({row['method']}, {row['paper']}; {row['resources']})")
     metric = args.metric or ("f1" if loaded[0][1] == "span" else "acc")
     loaded = merge_evaluations(loaded)
     names = distinct_names([n for n, *_ in loaded], [label for *_, label in loaded])
@@ -251,6 +256,12 @@ def main(argv: list[str] | None = None) -> str:
             table += format_table(paired_differences(named, args.against, metric, args.stage))
         except ValueError as err:  # a row name that is not in the table: say which ones are, no traceback
             p.error(str(err))
+    if ran:
+        table += "\n\nWhat ran (attack, paper method or stand-in, paper; resources):\n\n"
+        lines = [
+            f"- {name}: {' | '.join(sorted(made))}" + (" **differs between runs**" if len(made) > 1 else "") for name, made in ran.items()
+        ]
+        table += "\n".join(lines)
     print(table)
     if args.out:
         atomic_write_bytes(Path(args.out), table.encode())

@@ -206,7 +206,34 @@ def _provenance(s) -> dict[str, Any]:
     }
     if getattr(s, "search", None):
         info["search"] = s.search
+    if getattr(s, "provenance", None):  # what ran: the attack, paper method or stand-in, its paper and resources
+        info.update({k: s.provenance.get(k) for k in ("attack", "method", "paper", "resources")})
     return info
+
+
+def what_ran(report: Mapping[str, Any]) -> list[dict[str, str]]:
+    """One row per attacked or external set: the attack that made it, ``method`` ("paper": the
+    paper's method; "stand-in": a substitute under its own name; "file"), the paper by name and the
+    resources it drew on (neighbour source, bank, generator, option pool, screening model)."""
+    rows = []
+    for name, info in report.get("sets", {}).items():
+        if name == CLEAN or "method" not in info:
+            continue
+        resources = info.get("resources") or {}
+        by_model = info.get("by_model") or {}
+        for model, own in by_model.items():  # a set made per model: its own resources
+            for k, v in (own.get("resources") or {}).items():
+                resources = {**resources, f"{k} ({model})": v}
+        rows.append(
+            {
+                "set": name,
+                "attack": str(info.get("attack") or "-"),
+                "method": str(info.get("method")),
+                "paper": str(info.get("paper") or "-"),
+                "resources": "; ".join(f"{k}: {v}" for k, v in resources.items()) or "-",
+            }
+        )
+    return rows
 
 
 def headline_metrics(report: Mapping[str, Any], model: str) -> dict[str, float]:
@@ -289,6 +316,10 @@ def markdown(report: Mapping[str, Any]) -> str:
     lines += ["", format_table(_ci_column(report, rows)) if rows else "no predictions"]
     for note in report.get("notes", []):
         lines.append(f"- {note}")
+    ran = what_ran(report)
+    if ran:
+        lines += ["", "## What ran", "", "method: `paper` = the paper's method; `stand-in` = a substitute under its own name.", ""]
+        lines += [format_table(ran)]
     lines += diagnostics_markdown(report.get("diagnostics") or {})
     return "\n".join(lines) + "\n"
 

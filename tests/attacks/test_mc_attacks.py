@@ -18,6 +18,8 @@ MC_ATTACKS = {
     "charswap",
     "distractor_extraction",
     "distractor_generation",
+    "de_lexical",
+    "dg_retrieval",
     "magnet",
     "extra_option",
     "diagnosis",
@@ -136,8 +138,8 @@ def test_diagnosis_inserts_question_with_correct_answer(mc):
     assert end.passage.endswith("planted 120 trees last year.")
 
 
-def test_distractor_extraction_model_free(mc):
-    attack = get_attack("distractor_extraction", "mc")
+def test_de_lexical_model_free(mc):
+    attack = get_attack("de_lexical", "mc")
     n_ok = 0
     for ex in mc:
         new = attack(ex, rng(ex, attack.name))
@@ -177,9 +179,9 @@ def _other_passage_examples():
     ]
 
 
-def test_distractor_generation_retrieval(mc):
+def test_dg_retrieval(mc):
     pool = mc + _other_passage_examples()
-    attack = get_attack("distractor_generation", "mc", pool=pool)
+    attack = get_attack("dg_retrieval", "mc", pool=pool)
     ex = mc[0]
     new = attack(ex, rng(ex, attack.name))
     assert new is not None
@@ -189,6 +191,8 @@ def test_distractor_generation_retrieval(mc):
     assert any(o not in own_passage for o in fresh)
     assert all(o not in own_passage or o in ex.options for o in fresh)  # never from the same passage
     with pytest.raises(AttackUnavailable, match="pool"):
+        get_attack("dg_retrieval", "mc")(ex, rng(ex, "dg_retrieval"))
+    with pytest.raises(AttackUnavailable, match="pool"):  # no generator, no pool: the stand-in, which has none
         get_attack("distractor_generation", "mc")(ex, rng(ex, "distractor_generation"))
 
 
@@ -263,7 +267,7 @@ def test_attacks_pickle(mc, wordnet_ok):
         ("addsent", {}),
         ("charswap", {"question_only": True}),
         ("magnet", {"pool": ["A.", "B."]}),
-        ("distractor_generation", {"pool": mc}),
+        ("dg_retrieval", {"pool": mc}),
     ]:
         attack = get_attack(name, "mc", **kw)
         ex = mc[0]

@@ -68,7 +68,7 @@ def span_example(draw):
 MC_CASES = [
     ("charswap", {}),
     ("diagnosis", {}),
-    ("distractor_extraction", {}),
+    ("de_lexical", {}),
     ("magnet", {"pool": ["Walk to the river.", "A big green tree.", "Nothing at all."]}),
     ("extra_option", {"pool": ["Walk to the river.", "A big green tree."], "position": "random"}),
     ("addsent", {}),
@@ -77,7 +77,7 @@ SPAN_CASES = [
     ("addsent", {}),
     ("addonesent", {}),
     ("addsentmod", {}),
-    ("addcommon", {"position": "random"}),
+    ("random_words", {"position": "random"}),
     ("char_noise", {"spare": "span"}),
     ("word_noise", {"spare": "span"}),
     ("char_noise", {"spare": "sentence"}),

@@ -11,7 +11,7 @@ from robust_mrc.attacks.span.addsent import declarative, fake_answers
 from robust_mrc.attacks.span.common import answer_sentences, answer_spans
 from robust_mrc.attacks.text import TOKEN_RE, word_spans, words
 
-SPAN_ATTACKS = {"addsent", "addonesent", "addsentmod", "addany", "addcommon", "char_noise", "word_noise", "paraphrase"}
+SPAN_ATTACKS = {"addsent", "addonesent", "addsentmod", "addany", "addcommon", "random_words", "char_noise", "word_noise", "paraphrase"}
 
 
 def rng(ex, name, seed=0):
@@ -38,7 +38,7 @@ def test_registry_lists_every_span_attack():
         get_attack("charswap", "span")
 
 
-@pytest.mark.parametrize("name,where", [("addsent", "end"), ("addonesent", "end"), ("addsentmod", "start"), ("addcommon", "end")])
+@pytest.mark.parametrize("name,where", [("addsent", "end"), ("addonesent", "end"), ("addsentmod", "start"), ("random_words", "end")])
 def test_insertion_attacks(spans, wordnet_ok, name, where):
     attack = get_attack(name, "span")
     n_ok = 0
@@ -62,21 +62,54 @@ def test_insertion_attacks(spans, wordnet_ok, name, where):
     assert n_ok >= 3
 
 
-def test_addcommon_uses_ten_common_words(spans, wordnet_ok):
+def test_random_words_appends_ten_common_words(spans, wordnet_ok):
     from robust_mrc.attacks.resources import common_words
 
     ex = spans[0]
-    new = get_attack("addcommon", "span")(ex, rng(ex, "addcommon"))
+    attack = get_attack("random_words", "span")
+    new = attack(ex, rng(ex, "random_words"))
     added = added_sentence(ex, new).split()
     assert len(added) == 10 and set(added) <= set(common_words())
+    assert new.edits[-1].attack == "random_words"
+    assert attack.method == "stand-in" and attack.provenance()["attack"] == "random_words"
+    assert attack.paper == "Jia & Liang 2017"
+
+
+def test_random_words_is_what_addcommon_did_without_a_model(spans):
+    """The stand-in is the model-free ``addcommon`` of before, under its own name: the search's
+    initial random sequence (redrawn while it holds an answer), appended."""
+    from robust_mrc.attacks import resources as R
+    from robust_mrc.attacks.span.common import contains_answer, insert_sentence, insertion_point
+
+    def addcommon_model_free(ex, r):  # the former AddCommon.apply
+        vocab = R.common_words(1000)
+        for _ in range(20):
+            sentence = " ".join(r.choice(vocab) for _ in range(10))
+            if not contains_answer(sentence, ex):
+                break
+        else:
+            return None
+        return insert_sentence(ex, sentence, insertion_point(ex, "end", r), "random_words", sentence)
+
+    attack = get_attack("random_words", "span")
+    for seed in range(3):
+        for ex in spans:
+            assert attack(ex, rng(ex, "x", seed)) == addcommon_model_free(ex, rng(ex, "x", seed))
+
+
+def test_addcommon_without_a_model_names_random_words(spans):
+    ex = spans[0]
+    with pytest.raises(AttackUnavailable, match="random_words") as err:
+        get_attack("addcommon", "span")(ex, rng(ex, "addcommon"))
+    assert "model: true" in str(err.value) and "ckpt=" in str(err.value)
 
 
 @pytest.mark.parametrize("position", ["start", "end", "random"])
 def test_insertion_position_option(spans, position):
-    attack = get_attack("addcommon", "span", position=position)
+    attack = get_attack("random_words", "span", position=position)
     for seed in range(5):
         for ex in spans:
-            new = attack(ex, rng(ex, "addcommon", seed))
+            new = attack(ex, rng(ex, "random_words", seed))
             check_offsets(new)
             assert len(words(new.context)) == len(words(ex.context)) + 10
 
@@ -302,5 +335,5 @@ def test_fallback_common_words(no_wordnet, spans):
 
     words_ = common_words()
     assert 100 < len(words_) < 1000 and "time" in words_
-    new = get_attack("addcommon", "span")(spans[0], rng(spans[0], "addcommon"))
+    new = get_attack("random_words", "span")(spans[0], rng(spans[0], "random_words"))
     check_offsets(new)

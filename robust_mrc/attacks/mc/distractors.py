@@ -1,26 +1,40 @@
-"""Distractor Extraction (DE) and Distractor Generation (DG) for multiple choice (seed 000, 3.1-3.2).
+"""Distractor Extraction (DE) and Distractor Generation (DG) for multiple choice (Si et al. 2021
+(AdvRACE), sections 3.1-3.2), and their model-free stand-ins ``de_lexical`` and ``dg_retrieval``.
 
 What they change: the wrong options (all of them: three in RACE), in place; the question, the
 passage, the correct option and the label are untouched.
 
-* With ``bank=PATH`` (one record per example id with its new distractors, e.g. from the paper's
-  span extractor, made by ``python -m robust_mrc.banks.de``, or from a seq2seq generator) both
-  read their distractors from the bank, drop any equal to the answer or to each other, and
-  backfill with the original distractors. An example missing from the bank, or whose record is
-  empty, cannot be attacked (None).
-* Without a bank, model-free versions:
-  - DE: spans of the passage (windows of about the answer's length inside a clause) ranked by how
-    many question stems they share, walked in rank order (top 20) with the DE filtering rules:
-    drop punctuation-only spans, stopwords, substrings of the answer, spans containing the answer,
-    spans that contain or are contained in a kept span; keep spans with low lexical overlap
-    (stem Jaccard < 0.5) with each other and with the answer (:func:`filter_spans`, which the DE
-    bank builder uses too); backfill with original distractors.
-  - DG: retrieval from a pool of other questions' options (``pool=``: a list of examples, a data
-    file or an :class:`~robust_mrc.attacks.pools.OptionPool`; never the same passage): options of
-    the most similar questions (stem Jaccard) form a 50-long "beam", from which
-    :func:`~robust_mrc.attacks.mc.diverse.select_diverse` keeps the first, then later ones whose
-    token-set Jaccard similarity to every kept one is below 0.5 (distance > 0.5), and falls back
-    to the next ones in rank order (the rule the generated bank uses too).
+* ``distractor_extraction`` and ``distractor_generation`` read their distractors from a bank (one
+  record per example id), drop any equal to the answer or to each other, and backfill with the
+  original distractors; an example missing from the bank, or whose record is empty, cannot be
+  attacked (None). The bank:
+
+  - ``bank: auto`` (the default). DE: the project's span extractor is trained on the training
+    examples beside the attack (:attr:`AttackContext.pool_examples <robust_mrc.attacks.base.AttackContext>`)
+    and reads the examples it will attack (``AttackContext.targets``), the path of ``python -m
+    robust_mrc.banks.de``, built once and cached (:mod:`robust_mrc.banks.auto`). DG: a trained
+    seq2seq generator checkpoint (``generator=PATH``) generates for the targets, cached likewise;
+    none is trained here.
+  - ``bank: PATH``: a bank file (``python -m robust_mrc.banks.de`` / ``robust_mrc.banks.dg``).
+  - ``bank: none``, or ``auto`` without what it needs (training examples and targets; for DG a
+    generator): the stand-in runs, with a warning that names it; the attack's ``method`` is then
+    "stand-in" and its :meth:`provenance` names the stand-in.
+
+* The stand-ins, model-free and under their own names:
+
+  - ``de_lexical``: spans of the passage (windows of about the answer's length inside a clause)
+    ranked by how many question stems they share, walked in rank order (top 20) with the DE
+    filtering rules: drop punctuation-only spans, stopwords, substrings of the answer, spans
+    containing the answer, spans that contain or are contained in a kept span; keep spans with low
+    lexical overlap (stem Jaccard < 0.5) with each other and with the answer (:func:`filter_spans`,
+    which the DE bank builder uses too); backfill with original distractors.
+  - ``dg_retrieval``: retrieval from a pool of other questions' options (``pool=``: a list of
+    examples, a data file or an :class:`~robust_mrc.attacks.pools.OptionPool`, else the context's
+    examples; never the same passage): options of the most similar questions (stem Jaccard) form a
+    50-long "beam", from which :func:`~robust_mrc.attacks.mc.diverse.select_diverse` keeps the
+    first, then later ones whose token-set Jaccard similarity to every kept one is below 0.5
+    (distance > 0.5), and falls back to the next ones in rank order (the rule the generated bank
+    uses too).
 
 What they promise: label unchanged; every new option differs (after normalisation) from the
 correct option and from the other options.
@@ -28,16 +42,24 @@ correct option and from the other options.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
+from typing import ClassVar
 
 from robust_mrc.attacks import resources as R
-from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, register
+from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, get_attack, register
 from robust_mrc.attacks.mc.diverse import select_diverse
 from robust_mrc.attacks.pools import OptionPool, load_bank, passage_key, pool_for
 from robust_mrc.attacks.text import WORD_RE, jaccard, normalize, sentence_spans, stems
 from robust_mrc.papers import cite
+
+log = logging.getLogger(__name__)
+
+MIN_TRAIN = 20  # fewer training examples than this: no extractor is trained (bank=auto falls back)
+SMALL_TRAIN = 1000  # extractor=auto below this many training examples: model=tiny (fast), else minilm
 
 _EDGE_WORDS = frozenset("and or but of to in on at for with by from as that which who than so".split())
 _CLAUSE_SPLIT = re.compile(r"[,;:()\"\u201c\u201d]|\s-\s|--")
@@ -154,27 +176,156 @@ def filter_spans(
     return [span for span, *_ in kept]
 
 
+def _bank_mode(bank) -> str:
+    """``auto``, ``none`` (also None) or ``given`` (a bank file or a dict)."""
+    if bank is None or (isinstance(bank, str) and bank.strip().lower() in ("none", "null", "")):
+        return "none"
+    if isinstance(bank, str) and bank.strip().lower() == "auto":
+        return "auto"
+    return "given"
+
+
+def _describe_file(source) -> str:
+    """A bank or pool for :meth:`Attack.resources`: a file with the digest of its bytes, or what was given."""
+    from robust_mrc.evaluation.cache import file_digest
+
+    if isinstance(source, (str, Path)) and Path(source).is_file():
+        return f"{source} ({file_digest(source)})"
+    return f"{source}" if isinstance(source, (str, Path)) else f"given in memory ({type(source).__name__} of {len(source)})"
+
+
+class _BankAttack(Attack):
+    """A bank attack (DE, DG) that falls back to its model-free stand-in: then ``method`` is
+    "stand-in", :meth:`resources` are the stand-in's and :meth:`provenance` names it."""
+
+    stand_in: ClassVar[str] = ""
+    _bank: dict | None = None
+    _stand_in: Attack | None = None
+    _source: dict | None = None
+
+    def _fall_back(self, reason: str, context: AttackContext, **params) -> None:
+        stand_in = get_attack(self.stand_in, self.task, **params)
+        log.warning(
+            "%s: %s: running the model-free stand-in %s instead (%s), not the model-made distractors of %s",
+            self.name,
+            reason,
+            stand_in.name,
+            stand_in.description,
+            self.paper,
+        )
+        object.__setattr__(self, "method", "stand-in")
+        self._stand_in = stand_in.setup(context)
+
+    def _use_bank(self, bank) -> None:
+        self._bank = load_bank(bank)
+        self._source = {"bank": _describe_file(bank)}
+
+    def resources(self) -> dict[str, str]:
+        return self._stand_in.resources() if self._stand_in is not None else dict(self._source or {})
+
+    def provenance(self) -> dict:
+        out = super().provenance()
+        if self._stand_in is not None:
+            out["attack"] = self._stand_in.name
+        return out
+
+    def apply(self, ex, rng):
+        if self._stand_in is not None:
+            return self._stand_in.apply(ex, rng)
+        new = _bank_distractors(self._bank, ex)
+        return _replace_wrong(ex, new, self.name, "bank") if new else None
+
+
 @register
-class DistractorExtraction(Attack):
-    name = "distractor_extraction"
+class DELexical(Attack):
+    name = "de_lexical"
     task = "mc"
     paper = cite("advrace")
-    description = "replace the wrong options by passage spans (from a bank, or model-free lexical extraction)"
+    method = "stand-in"
+    description = (
+        "stand-in for AdvRACE's DE without a model: the wrong options replaced by passage windows that share "
+        "question words, filtered by the DE rules"
+    )
 
     @classmethod
     def defaults(cls):
-        return {"bank": None, "top": 20}
+        return {"top": 20}
 
-    _bank: dict | None = None
-
-    def prepare(self, context: AttackContext) -> None:
-        self._bank = load_bank(self.bank)
+    def resources(self) -> dict[str, str]:
+        return {"extractor": "none: passage windows ranked by the question stems they share"}
 
     def apply(self, ex, rng):
-        if self._bank is not None:
-            new = _bank_distractors(self._bank, ex)
-            return _replace_wrong(ex, new, self.name, "bank") if new else None
         return _replace_wrong(ex, extract_spans(ex, int(self.top)), self.name, "passage spans")
+
+
+@register
+class DistractorExtraction(_BankAttack):
+    """``bank``: ``auto`` (the project's span extractor trained on the context's training examples,
+    applied to its targets, cached: :func:`robust_mrc.banks.auto.de_bank`), a bank file, or
+    ``none`` (the stand-in ``de_lexical``, as when the context has no training examples or no
+    targets). ``extractor`` (a ``conf/model`` name; ``auto``: ``minilm``, ``tiny`` below
+    :data:`SMALL_TRAIN` training examples), ``epochs``, ``max_length`` and ``train_batch_size``
+    train it (those of the DE bank recipe in ``docs/results.md``); ``top`` n-best spans walked."""
+
+    name = "distractor_extraction"
+    task = "mc"
+    paper = cite("advrace")
+    stand_in = "de_lexical"
+    description = (
+        "replace the wrong options by passage spans of a span extractor trained on the training set "
+        "(bank: auto, cached) or read from a bank file"
+    )
+
+    @classmethod
+    def defaults(cls):
+        return {"bank": "auto", "top": 20, "extractor": "auto", "epochs": 1, "max_length": 256, "train_batch_size": 16}
+
+    def _check_extractor(self) -> None:
+        from robust_mrc.banks.cli import CONF
+
+        if self.extractor != "auto" and not (CONF / "model" / f"{self.extractor}.yaml").is_file():
+            raise AttackUnavailable(
+                f"{self.name}: extractor={self.extractor!r} is no conf/model option (e.g. minilm, tiny, roberta; "
+                "auto: minilm, tiny on small data)"
+            )
+        for key in ("epochs", "max_length", "train_batch_size"):
+            value = self.params[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise AttackUnavailable(f"{self.name}: {key}={value!r}: expected a whole number >= 1")
+
+    def prepare(self, context: AttackContext) -> None:
+        mode = _bank_mode(self.bank)
+        if mode == "given":
+            return self._use_bank(self.bank)
+        if mode == "none":
+            return self._fall_back("bank=none", context, top=self.top)
+        train, targets = list(context.pool_examples or []), list(context.targets or [])
+        if len(train) < MIN_TRAIN or not targets:
+            reason = f"{len(train)} training examples (at least {MIN_TRAIN} train the extractor)" if targets else "no target examples"
+            return self._fall_back(f"bank=auto with {reason} in the context", context, top=self.top)
+        from robust_mrc.banks.auto import de_bank
+        from robust_mrc.banks.de import DESettings
+
+        self._check_extractor()
+        model = self.extractor
+        if model == "auto":
+            model = "minilm" if len(train) >= SMALL_TRAIN else "tiny"
+            if model == "tiny":
+                log.warning(
+                    "%s: %d training examples (< %d): the span extractor is model=tiny (2 random-init layers: a pipeline "
+                    "check, not AdvRACE's extractor); extractor=minilm trains the real one",
+                    self.name,
+                    len(train),
+                    SMALL_TRAIN,
+                )
+        settings = DESettings.for_extractor(model, self.epochs, self.max_length, self.train_batch_size, top=int(self.top), name="auto")
+        cached = de_bank(train, targets, settings, label=self.name)
+        self._bank = cached.bank
+        self._source = {
+            "bank": f"auto: {cached.path}",
+            "extractor": f"{model}, {self.epochs} epoch(s), length {self.max_length}, batch {self.train_batch_size}, "
+            f"trained on {len(train)} examples",
+        }
 
 
 def _pool_index(pool: OptionPool):
@@ -215,33 +366,78 @@ def retrieve_distractors(ex, pool: OptionPool, beam: int = 50, n: int = 3) -> li
 
 
 @register
-class DistractorGeneration(Attack):
-    name = "distractor_generation"
+class DGRetrieval(Attack):
+    name = "dg_retrieval"
     task = "mc"
     paper = cite("advrace")
-    description = "replace the wrong options by generated ones (from a bank, or retrieved from other questions)"
+    method = "stand-in"
+    description = (
+        "stand-in for AdvRACE's DG without a model: the wrong options replaced by options of similar "
+        "questions from other passages (a pool), kept diverse"
+    )
 
     @classmethod
     def defaults(cls):
-        return {"bank": None, "pool": None, "beam": 50}
+        return {"pool": None, "beam": 50}
 
-    _bank: dict | None = None
     _drawn: OptionPool | None = None
+    _pool_source: str = ""
 
     def prepare(self, context: AttackContext) -> None:
-        """A bank when given; else the retrieval pool (``pool=``, else the context's examples)."""
-        self._bank = load_bank(self.bank)
-        if self._bank is None:
-            self._drawn = pool_for(self.pool, context.pool_examples)
+        """The retrieval pool: ``pool=``, else the options of the context's examples."""
+        self._drawn = pool_for(self.pool, context.pool_examples)
+        if self.pool is None and context.pool_examples is not None:
+            self._pool_source = f"options of the context's {len(context.pool_examples)} examples"
+        elif isinstance(self.pool, (str, Path)):
+            self._pool_source = _describe_file(self.pool)
+        elif self._drawn is not None:
+            self._pool_source = f"{len(self._drawn)} given options"
+
+    def resources(self) -> dict[str, str]:
+        return {"pool": self._pool_source or "none"}
 
     def apply(self, ex, rng):
-        if self._bank is not None:
-            new = _bank_distractors(self._bank, ex)
-            return _replace_wrong(ex, new, self.name, "bank") if new else None
         if self._drawn is None:
             raise AttackUnavailable(
-                "distractor_generation needs bank=PATH (model-generated distractors) or pool= "
-                "(examples or a data file whose options are retrieved)"
+                f"{self.name} needs pool= (examples or a data file whose options are retrieved), or training "
+                "examples beside it (a training policy, an evaluation suite)"
             )
         n = len(ex.options) - 1
         return _replace_wrong(ex, retrieve_distractors(ex, self._drawn, int(self.beam), n), self.name, "retrieval")
+
+
+@register
+class DistractorGeneration(_BankAttack):
+    """``bank``: ``auto`` (the distractors a trained generator checkpoint ``generator`` makes for the
+    context's targets, ``beam`` beams, cached: :func:`robust_mrc.banks.auto.dg_bank`; no generator
+    is trained here), a bank file, or ``none``. Without a generator (or without targets, or with
+    ``bank: none``) it falls back to the stand-in ``dg_retrieval`` (``pool``, ``beam``)."""
+
+    name = "distractor_generation"
+    task = "mc"
+    paper = cite("advrace")
+    stand_in = "dg_retrieval"
+    description = (
+        "replace the wrong options by those a trained seq2seq generator makes (bank: auto with generator=, cached) or read from a bank file"
+    )
+
+    @classmethod
+    def defaults(cls):
+        return {"bank": "auto", "generator": None, "pool": None, "beam": 50, "gen_batch_size": 8}
+
+    def prepare(self, context: AttackContext) -> None:
+        mode = _bank_mode(self.bank)
+        if mode == "given":
+            return self._use_bank(self.bank)
+        retrieval = {"pool": self.pool, "beam": self.beam}
+        if mode == "none":
+            return self._fall_back("bank=none", context, **retrieval)
+        if not self.generator:
+            return self._fall_back("bank=auto without generator=PATH (a trained task=dg checkpoint)", context, **retrieval)
+        if not context.targets:
+            return self._fall_back("bank=auto with no target examples in the context", context, **retrieval)
+        from robust_mrc.banks.auto import dg_bank
+
+        cached = dg_bank(self.generator, list(context.targets), beams=int(self.beam), batch_size=int(self.gen_batch_size), label=self.name)
+        self._bank = cached.bank
+        self._source = {"bank": f"auto: {cached.path}", "generator": _describe_file(self.generator)}

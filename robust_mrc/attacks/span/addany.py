@@ -1,5 +1,5 @@
-"""AddAny and AddCommon for span QA (seed 001, Jia & Liang, section 3.2): word sequences found by
-local search against the model.
+"""AddAny and AddCommon for span QA (Jia & Liang 2017, section 3.2): word sequences found by local
+search against the model; and ``random_words``, AddCommon's model-free stand-in.
 
 The search (:meth:`_WordSearch.search`, driven by :func:`robust_mrc.attacks.search.run_search`):
 
@@ -19,8 +19,9 @@ The search (:meth:`_WordSearch.search`, driven by :func:`robust_mrc.attacks.sear
    is spent the search returns the best sequence so far (lowest expected F1).
 
 What they promise: answer offsets right (the sentence is appended); no tried sequence contains a
-gold answer (such candidates are skipped). ``addany`` has no model-free form (``apply`` raises
-:class:`AttackUnavailable`); ``addcommon`` without a model adds the initial random sequence only.
+gold answer (such candidates are skipped). Neither has a model-free form: their ``apply`` raises
+:class:`AttackUnavailable`. ``random_words`` is the model-free stand-in under its own name: the
+search's initial random sequence only (``words`` random common words appended), no model queried.
 """
 
 from __future__ import annotations
@@ -40,6 +41,16 @@ def expected_f1(prediction, golds, metric: str = "squad_v1") -> float:
 
 def argmax_f1(prediction, golds, metric: str = "squad_v1") -> float:
     return question_f1(metric, prediction.answer, golds)
+
+
+def random_sequence(ex, vocab, n: int, rng) -> list[str] | None:
+    """``n`` words drawn from ``vocab``, redrawn (up to 20 times) while they contain a gold answer; None
+    when every draw did."""
+    for _ in range(20):
+        words = [rng.choice(vocab) for _ in range(n)]
+        if not contains_answer(" ".join(words), ex):
+            return words
+    return None
 
 
 def question_words(question: str) -> list[str]:
@@ -72,11 +83,7 @@ class _WordSearch(Attack):
         }
 
     def _sequence(self, ex, vocab, rng) -> list[str] | None:
-        for _ in range(20):
-            words = [rng.choice(vocab) for _ in range(int(self.words))]
-            if not contains_answer(" ".join(words), ex):
-                return words
-        return None
+        return random_sequence(ex, vocab, int(self.words), rng)
 
     def search(self, ex, rng):
         golds = ex.answer_texts
@@ -167,16 +174,35 @@ class AddAny(_WordSearch):
 class AddCommon(_WordSearch):
     name = "addcommon"
     _common_only = True
-    description = "append 10 common words (model-free: random; with a model: local search, common words only)"
+    description = "append 10 common words chosen by local search against the model (common words only; needs a checkpoint)"
 
     def apply(self, ex, rng):
-        """Without a model: the search's initial random sequence only."""
-        vocab = R.common_words(int(self.vocabulary))
-        for _ in range(20):
-            sentence = " ".join(rng.choice(vocab) for _ in range(int(self.words)))
-            if not contains_answer(sentence, ex):
-                break
-        else:
+        raise AttackUnavailable(
+            "addcommon searches against a model (Jia & Liang 2017's AddCommon): use it with model: true in an "
+            "evaluation suite (evaluate.py suite=squad_adv, set addcommon_model) or `python -m robust_mrc.attacks "
+            "apply attack=addcommon ckpt=PATH ...`; random_words appends 10 random common words without a model"
+        )
+
+
+@register
+class RandomWords(Attack):
+    name = "random_words"
+    task = "span"
+    paper = cite("jia_liang")
+    method = "stand-in"
+    description = "stand-in for AddCommon without a model: append 10 random common words (no search)"
+
+    @classmethod
+    def defaults(cls):
+        return {"words": 10, "position": "end", "vocabulary": 1000}
+
+    def resources(self) -> dict[str, str]:
+        return {"words": f"{len(R.common_words(int(self.vocabulary)))} common words"}
+
+    def apply(self, ex, rng):
+        words = random_sequence(ex, R.common_words(int(self.vocabulary)), int(self.words), rng)
+        if words is None:
             return None
+        sentence = " ".join(words)
         pos = insertion_point(ex, self.position, rng)
         return insert_sentence(ex, sentence, pos, self.name, sentence)
