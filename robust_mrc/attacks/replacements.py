@@ -13,7 +13,8 @@ option as the answer; so a candidate is refused when it
 * is a WordNet synonym (shares a synset with the word: "colour", "instructor"), a direct hypernym
   or hyponym of one of its first senses ("teacher" -> "educator"), a kind of the word or the word a
   kind of it within five IS-A steps between nouns ("computer" -> "laptop", "kids" -> "girls",
-  "birthday" -> "day", "sports" -> "baseball": saying it of the one says it of the other), or
+  "birthday" -> "day", "sports" -> "baseball": saying it of the one says it of the other), a part
+  or member of it or the reverse ("China" -> "Beijing", "knife" -> "blade", "hand" -> "finger"), or
   offensive;
 * has another part of speech where WordNet knows both (a noun for a noun).
 
@@ -114,6 +115,30 @@ def _noun_senses(word: str) -> frozenset[tuple[str, int]]:
     return frozenset((s.pos, s.offset) for s in records.synsets(word, "n"))
 
 
+_PART_POINTERS = ("#p", "%p", "#m", "%m", "#s", "%s")  # part / member / substance holonyms and meronyms
+
+
+@functools.lru_cache(maxsize=100_000)
+def _parts_and_wholes(word: str) -> frozenset[tuple[str, int]]:
+    """The noun senses that a noun sense of ``word`` (or what it is an instance of) is a part or
+    member of, or has as a part or member: Beijing -> China, blade -> knife, finger -> hand."""
+    from robust_mrc.attacks.resources import wordnet_records as records
+
+    if not R.has_wordnet():
+        return frozenset()
+    out: set[tuple[str, int]] = set()
+    for syn in records.synsets(word, "n"):
+        for symbol in _PART_POINTERS:
+            out.update((s.pos, s.offset) for s in records.related(syn, symbol))
+    return frozenset(out)
+
+
+def part_of(a: str, b: str) -> bool:
+    """Whether one word names a part or member of what the other names (WordNet holonyms and meronyms)."""
+    a, b = a.lower(), b.lower()
+    return bool(_parts_and_wholes(a) & _noun_senses(b)) or bool(_parts_and_wholes(b) & _noun_senses(a))
+
+
 def kind_of(a: str, b: str) -> bool:
     """Whether a noun sense of one word is a kind of a noun sense of the other (IS-A, within :data:`IS_A_DEPTH` steps)."""
     a, b = a.lower(), b.lower()
@@ -153,6 +178,8 @@ def refusal(candidate: str, word: str, pos: str | None, used: set[str], question
         return "hypernym or hyponym"
     if kind_of(word, c):
         return "a kind of the other"
+    if part_of(word, c):
+        return "a part of the other"
     return None
 
 
