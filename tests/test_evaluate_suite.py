@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,16 @@ def test_advrace_suite_writes_a_consistent_report(mc_ckpts, tmp_path):
     assert conf["mean_confidence"] == pytest.approx(sum(max(r["probs"]) for r in clean_preds.values()) / 24)
     assert conf["accuracy"] == pytest.approx(entry["sets"]["clean"]["acc"]) and (out / conf["plot"]).read_bytes()[:8] == PNG
     assert sum(b["count"] for b in conf["bins"]) == 24
+    # with no extra arguments the suite runs AdvRACE's DE (the project's extractor, trained on the
+    # training split and cached) and says so; DG has no generator here: the stand-in, labelled
+    ran = report["sets"]
+    assert ran["distractor_extraction"]["method"] == "paper" and ran["distractor_extraction"]["attack"] == "distractor_extraction"
+    assert (
+        ran["distractor_extraction"]["resources"]["bank"].startswith("auto: ") and "extractor" in ran["distractor_extraction"]["resources"]
+    )
+    assert ran["distractor_generation"]["method"] == "stand-in" and ran["distractor_generation"]["attack"] == "dg_retrieval"
+    assert ran["addsent"]["method"] == "paper" and ran["addsent"]["paper"] == "Si et al. 2021 (AdvRACE)"
+    assert "| distractor_generation | dg_retrieval | stand-in |" in re.sub(" +", " ", text)
     errors = diag["error_analysis"]  # Wu et al. 2021 section 6: rows from every set
     assert errors["sets"] == sets and errors["n"] == 24 * len(sets) and errors["models"] == {model: "none"}
     assert errors["n_errors"] == round(sum(24 * (1 - entry["sets"][s]["acc"]) for s in sets))
@@ -343,7 +354,7 @@ def test_every_report_says_what_ran_and_labels_stand_ins(mc_ckpts, tmp_path):
     # WordReplace here is a random-neighbour substitute, not AdvRACE's SememePSO search: labelled so
     assert info["word_replace"]["method"] == "stand-in"
     md = (out / "report.md").read_text()
-    assert "## What ran" in md and "| word_replace | word_replace | stand-in |" in md.replace("  ", " ")
+    assert "## What ran" in md and "| word_replace | word_replace | stand-in |" in re.sub(" +", " ", md)
     # the same labels from the cache: a second evaluation reads the sets back and still says what ran
     _, out2 = run_eval(
         tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", sets.strip("'"), f"cache_dir={tmp_path / 'c'}", name="again"
