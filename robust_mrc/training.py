@@ -164,6 +164,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         raise
     metrics["ckpt_path"] = best
     metrics["run_dir"] = str(out)
+    policy = getattr(datamodule, "policy", None)
+    if policy is not None and policy.attacks:  # what the training copies were made by (paper method or stand-in)
+        metrics["attack_provenance"] = [a.provenance() for a in policy.attacks]
     if trainer.is_global_zero:
         atomic_write_json(out / "metrics.json", metrics)
     log.info("metrics: %s", metrics)

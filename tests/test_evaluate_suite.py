@@ -89,6 +89,21 @@ def test_advrace_suite_writes_a_consistent_report(mc_ckpts, tmp_path):
     )
     assert ran["distractor_generation"]["method"] == "stand-in" and ran["distractor_generation"]["attack"] == "dg_retrieval"
     assert ran["addsent"]["method"] == "paper" and ran["addsent"]["paper"] == "Si et al. 2021 (AdvRACE)"
+    # magnets: screened against this model, the set's new options among its top 20 by interference score
+    assert ran["magnet"]["method"] == "paper" and ran["magnet"]["by_model"][model]["resources"]["screened against"] == model
+    screening = report["magnet_screening"][model]["magnet"]
+    assert len(screening["magnets"]) == 20 and screening["settings"] == {"questions": 50, "pool_size": 500, "top": 20}
+    ranked = [json.loads(line)["option"] for line in (Path(screening["dir"]) / "magnet_scores.jsonl").read_text().splitlines()]
+    assert screening["magnets"] == ranked[:20]
+    magnet_preds = json.loads((out / "predictions" / model.replace("/", "__") / "magnet.json").read_text())
+    assert len(magnet_preds) == 24
+    assert screening["cached"] is False and screening["questions"] == 24 and screening["pairs"] == 24 * screening["pool"]
+    clean_options = {ex.id: set(ex.options) for ex in load_splits(make_cfg(*MC_DATA, config_name="eval").data, "mc", seed=42)["test"]}
+    inserted = [set(ex["options"]) - clean_options[ex["id"]] for ex in _cached_examples(cache, "magnet")]
+    assert all(len(new) <= 1 for new in inserted) and sum(map(len, inserted)) > 12  # one wrong option replaced
+    assert set().union(*inserted) <= set(ranked[:20])  # by one of the top 20 screened options
+    pool = ran["magnet"]["by_model"][model]["resources"]["pool"]
+    assert pool.startswith(f"screened top 20 of {screening['pool']} options (options of other passages of the training split)")
     assert "| distractor_generation | dg_retrieval | stand-in |" in re.sub(" +", " ", text)
     errors = diag["error_analysis"]  # Wu et al. 2021 section 6: rows from every set
     assert errors["sets"] == sets and errors["n"] == 24 * len(sets) and errors["models"] == {model: "none"}
@@ -111,6 +126,12 @@ def test_second_evaluation_reuses_the_cache_and_gives_the_same_report(mc_ckpts, 
     _, second = run_eval(tmp_path, *args, name="second")
     r1, r2 = (json.loads((d / "report.json").read_text()) for d in (first, second))
     assert all(s["cached"] for name, s in r2["sets"].items() if name != "clean")
+    # the magnet screening too: its T_k read back (no forward pass: build_trainer would raise)
+    (model,) = r2["models"]
+    s1, s2 = r1["magnet_screening"][model]["magnet"], r2["magnet_screening"][model]["magnet"]
+    assert (
+        s1["cached"] is False and s2["cached"] is True and s2["magnets"] == s1["magnets"] and len(list((cache / "scores").iterdir())) == 1
+    )
     assert r1["models"] == r2["models"]
     assert sorted(p.name for p in (cache / "sets").iterdir()) == cached_sets
     # another version of the attack code never reuses these sets
@@ -220,6 +241,7 @@ def test_pq_remove_probe_reports_an_options_only_model(mc_ckpts, tmp_path):
 
 
 def test_magnet_screening_ranks_the_pool_and_attacks_with_the_top(mc_ckpts, tmp_path):
+    # magnet_screen.enabled=true: a `magnet_top` set screened like the suites' magnet sets
     cache = tmp_path / "cache"
     args = [
         f"ckpt_path={mc_ckpts[0]}",
@@ -234,26 +256,54 @@ def test_magnet_screening_ranks_the_pool_and_attacks_with_the_top(mc_ckpts, tmp_
     _, out = run_eval(tmp_path, *args, name="first")
     report = json.loads((out / "report.json").read_text())
     info = report["diagnostics"]["magnet_screen"]
-    assert info["questions"] == 6 and info["pool"] == 12 and info["pairs"] == 72
-    ranked = [json.loads(line) for line in (out / "magnet_scores.jsonl").read_text().splitlines()]
+    assert info["questions"] == 6 and info["pool"] == 12 and info["pairs"] == 72 and info["cached"] is False
+    where = Path(info["dir"])
+    assert where == out / "magnet_screening" / info["model"].replace("/", "__") / "magnet_top"
+    ranked = [json.loads(line) for line in (where / "magnet_scores.jsonl").read_text().splitlines()]
     scores = [r["T"] for r in ranked]
     assert len(ranked) == 12 and scores == sorted(scores, reverse=True)
     # T is a share of the (at most 6) questions an option was tried on
     assert all(any(t * k == pytest.approx(round(t * k), abs=1e-3) for k in range(1, 7)) for t in scores)
-    assert (out / "magnet_pool.txt").read_text().splitlines() == [r["option"] for r in ranked[:5]]
-    assert (out / "magnet_scores.png").read_bytes()[:8] == PNG
+    assert (where / "magnet_pool.txt").read_text().splitlines() == [r["option"] for r in ranked[:5]] == info["magnets"]
+    assert (where / "magnet_scores.png").read_bytes()[:8] == PNG
     (model,) = report["models"]
     assert report["models"][model]["sets"]["magnet_top"]["n"] == 24
+    assert report["sets"]["magnet_top"]["by_model"][model]["resources"]["screened against"] == model
     # the screened options are what the magnet_top set inserted
-    top = set((out / "magnet_pool.txt").read_text().splitlines())
+    top = set(info["magnets"])
     attacked = json.loads((out / "predictions" / model.replace("/", "__") / "magnet_top.json").read_text())
     assert len(attacked) == 24
     _, again = run_eval(tmp_path, *args, name="second")
     report2 = json.loads((again / "report.json").read_text())
-    assert report2["diagnostics"]["magnet_screen"]["top"] == info["top"]
+    assert report2["diagnostics"]["magnet_screen"]["top"] == info["top"] and report2["diagnostics"]["magnet_screen"]["cached"] is True
     assert report2["sets"]["magnet_top"]["cached"] is True  # same top options -> same attacked set
     inserted = {o for ex in _cached_examples(cache, "magnet_top") for o in ex["options"]}
     assert inserted & top
+
+
+def test_an_ensemble_screens_each_member_and_averages_their_scores(mc_ckpts, tmp_path):
+    sets = "suite.sets=[{name: magnet, screen: {questions: 8, pool_size: 40, top: 5}}]"
+    _, out = run_eval(
+        tmp_path, f"ensemble=[{mc_ckpts[0]},{mc_ckpts[1]}]", *MC_DATA, "suite=clean", sets, "cache_dir=null", "diagnostics=[]"
+    )
+    report = json.loads((out / "report.json").read_text())
+    names = [m for m in report["models"] if m != "ensemble"]
+    screening = report["magnet_screening"]
+    assert set(screening) == {*names, "ensemble"} and screening["ensemble"]["magnet"]["members"] == names
+
+    def scores(model):
+        rows = [json.loads(line) for line in (Path(screening[model]["magnet"]["dir"]) / "magnet_scores.jsonl").read_text().splitlines()]
+        return {r["option"]: r["T"] for r in rows}
+
+    members = [scores(m) for m in names]
+    mean = scores("ensemble")
+    assert len(mean) == 40 and all(mean[o] == pytest.approx((members[0][o] + members[1][o]) / 2) for o in mean)
+    assert screening["ensemble"]["magnet"]["magnets"] == list(mean)[:5]
+    for model in [*names, "ensemble"]:  # each its own magnet set, predicted and reported
+        assert report["models"][model]["sets"]["magnet"]["n"] == 24
+        assert len(json.loads((out / "predictions" / model.replace("/", "__") / "magnet.json").read_text())) == 24
+    by_model = report["sets"]["magnet"]["by_model"]
+    assert set(by_model) == {*names, "ensemble"} and "averaged over the members" in by_model["ensemble"]["resources"]["screened against"]
 
 
 def _cached_examples(cache: Path, name: str) -> list[dict]:

@@ -264,11 +264,20 @@ def test_train_with_mix_logs_robust_validation_and_counts(tmp_path):
         assert sum(float(row[f"train/items/{a}/attacked"] or 0) + float(row.get(f"train/items/{a}/fallback") or 0) for a in attacks) == 48
 
 
-def test_train_with_augmented_options_composes_with_roberta_and_runs_tiny(tmp_path):
+def test_train_with_augmented_options_composes_with_roberta_and_runs_tiny(tmp_path, caplog):
+    import json
+    import logging
+
     cfg = make_cfg("attack=mix", "model=roberta")
     assert cfg.model.pretrained == "roberta-large" and cfg.attack.policy == "mix"
-    metrics = train(make_cfg(*TINY, "attack=augmented_option", "task.inputs=options_only", f"output_dir={tmp_path}"))
-    assert "val/magnet/acc" in metrics and "test/robust_avg" in metrics
+    with caplog.at_level(logging.WARNING, logger="robust_mrc.attacks.mc.options"):
+        metrics = train(make_cfg(*TINY, "attack=augmented_option", "task.inputs=options_only", f"output_dir={tmp_path}"))
+    assert "val/random_option/acc" in metrics and "test/robust_avg" in metrics
+    assert metrics["attack_provenance"][0]["method"] == "stand-in"  # no screened pool given: random options, said so
+    # said in a WARNING line and recorded in the run's metrics.json
+    assert any(r.levelno == logging.WARNING and "extra_option: no screened pool" in r.getMessage() for r in caplog.records)
+    (saved,) = json.loads((Path(metrics["run_dir"]) / "metrics.json").read_text())["attack_provenance"]
+    assert saved["attack"] == "extra_option" and saved["method"] == "stand-in" and "random options" in saved["resources"]["pool"]
 
 
 ATTACK_ENTRIES = sorted(p.stem for p in (ROOT / "conf" / "attack").glob("*.yaml"))  # base/targeted.yaml: a base, in its own folder
@@ -287,6 +296,8 @@ def test_every_attack_entry_builds_a_policy_for_its_tasks(entry, mc_splits, span
             continue
         if entry == "paraphrase":  # needs a user-supplied paraphraser
             continue
+        if entry == "magnet":  # needs a screened pool (a ranked file): here the first options of the training set
+            cfg["attacks"][0]["params"]["pool"] = [o for ex in splits["train"][:5] for o in ex.options]
         policy = policy_from_config(cfg, task, 0, splits["train"])
         size = len(PolicyDataset(splits["train"], policy, 0))
         assert policy.policy == cfg["policy"]

@@ -83,17 +83,17 @@ RECORDED = {
     ("attack=augmented_option",): {
         "epoch0": "d8296cedb80eeeb5/extra_option:attacked,extra_option:attacked,extra_option:attacked",
         "epoch1": "18411b3490ee9511/extra_option:attacked,extra_option:attacked,extra_option:attacked",
-        "validation": {"clean": "ead6a9f8f4b5acd4", "magnet": "fec79c094398f5dc"},
+        "validation": {"clean": "ead6a9f8f4b5acd4", "random_option": "4e4b6d46ad39d92d"},
     },
     ("task=span", "attack=amount", "attack.amount=half"): {
         "epoch0": "addfb21ec8414430/clean:clean,clean:clean,char_noise:attacked",
         "epoch1": "af8499d239e5f35f/char_noise:attacked,char_noise:attacked,clean:clean",
         "validation": {"clean": "8cacb5f9a33c349b", "char_noise": "619abaa940398948"},
     },
-    ("attack=magnet",): {
-        "epoch0": "2aa744cece0e9b83/magnet:attacked,magnet:attacked,magnet:attacked",
-        "epoch1": "3759454d9c184d3a/magnet:attacked,magnet:attacked,magnet:attacked",
-        "validation": {"clean": "ead6a9f8f4b5acd4", "magnet": "fec79c094398f5dc"},
+    ("attack=random_option",): {
+        "epoch0": "de0a4ed9f52e7cc2/random_option:attacked,random_option:attacked,random_option:attacked",
+        "epoch1": "c5a916cc46e2284d/random_option:attacked,random_option:attacked,random_option:attacked",
+        "validation": {"clean": "ead6a9f8f4b5acd4", "random_option": "4e4b6d46ad39d92d"},
     },
 }
 
@@ -117,7 +117,7 @@ SUITES = {
         "de_lexical": "4805e98555fad7bf",
         "dg_retrieval": "fd050c2e2dad8975",
         "diagnosis": "01429a83557f5cb2",
-        "magnet": "08db2a6d107d0dbe",
+        "random_option": "6e5522c76e940fa3",
     },
     "squad": {
         "clean": "de85df4229686d4f",
@@ -141,5 +141,7 @@ def test_suite_sets_match_the_recorded_digests(task, suite):
     splits = load_splits(cfg.data, task, seed=int(cfg.seed))
     specs = suite_specs(OmegaConf.to_container(cfg.suite, resolve=True), task)
     specs = [SetSpec(STAND_INS[s.name], attack=STAND_INS[s.name]) if s.name in STAND_INS else s for s in specs]
+    # the screened magnet set needs a model: its model-free stand-in here
+    specs = [SetSpec("random_option", attack="random_option") if s.screen else s for s in specs]
     sets = build_sets(specs, splits["test"], task, seed=int(cfg.seed), cache=DiskCache(None), pool_examples=splits["train"])
     assert {name: digest(s.examples) for name, s in sets.items()} == SUITES[suite]

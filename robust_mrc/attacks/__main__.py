@@ -35,6 +35,7 @@ import yaml
 
 from robust_mrc.attacks import list_attacks
 from robust_mrc.attacks.apply import AttackSpecError, attack_example, build_attack
+from robust_mrc.attacks.base import AttackUnavailable
 from robust_mrc.config_checks import SEARCH_PRECISIONS
 from robust_mrc.data.examples import MCExample
 
@@ -188,7 +189,7 @@ def apply(cfg: dict) -> dict:
     params = {k: yaml.safe_load(v) for k, v in cfg.items() if k not in _OWN_KEYS}
     try:  # a pool attack without pool= draws from the input data itself (never the same passage)
         attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples), targets=list(examples))
-    except (AttackSpecError, ValueError) as exc:
+    except (AttackSpecError, AttackUnavailable, ValueError) as exc:
         raise SystemExit(str(exc)) from None
     t0 = time.perf_counter()
     keep_failed = str(cfg.get("keep_failed", "true")).lower() != "false"
@@ -254,7 +255,7 @@ def stats(cfg: dict) -> dict:
     params = {k: yaml.safe_load(v) for k, v in cfg.items() if k not in _OWN_KEYS}
     try:
         attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples), targets=list(examples))
-    except (AttackSpecError, ValueError) as exc:
+    except (AttackSpecError, AttackUnavailable, ValueError) as exc:
         raise SystemExit(str(exc)) from None
     result = {"data": str(cfg["data"]), "limit": limit, "seed": seed, **fidelity_stats(attack, list(examples), seed, epoch)}
     if cfg.get("out"):
@@ -266,7 +267,8 @@ _HELP_FLAGS = ("-h", "--help", "help")
 
 LIST_HELP = """python -m robust_mrc.attacks list [task=mc|span]
 
-One line per registered attack: task, name, paper, description. `task=` keeps one task's."""
+One line per registered attack: task, name, method (paper: the paper's method; stand-in: a
+model-free substitute under its own name), paper, description. `task=` keeps one task's."""
 
 APPLY_HELP = """python -m robust_mrc.attacks apply attack=NAME data=PATH out=PATH [task=mc|span] [seed=0] [epoch=0]
     [limit=N] [format=race_jsonl|race_original|dream|squad] [stats=PATH] [keep_failed=true]
@@ -319,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = list_attacks(cfg.get("task"))
         width = max(len(r["name"]) for r in rows)
         for r in rows:
-            print(f"{r['task']:<5} {r['name']:<{width}}  {r['paper']:<28} {r['description']}")
+            print(f"{r['task']:<5} {r['name']:<{width}}  {r['method']:<8}  {r['paper']:<38} {r['description']}")
         return 0
     if cmd == "apply":
         print(json.dumps(apply(cfg), indent=2))

@@ -6,7 +6,8 @@ A ``suite`` config (``conf/suite/*.yaml``) lists sets::
     task: mc
     sets:
       - {name: addsent}                                # attack "addsent" with its defaults
-      - {name: magnet, params: {pool: null}}           # pool null: options of other passages
+      - {name: magnet, screen: {questions: 50, pool_size: 500, top: 20}}   # screened per model
+      - {name: random_option}                          # unscreened random options (a stand-in)
       - {name: cs_strong, attack: charswap, params: {rate: 0.5}}
       - {name: addany, model: true, limit: 200}        # searched against each evaluated model
     extra: {}                                          # name -> a RACE / SQuAD file, or
@@ -16,7 +17,17 @@ Each attacked set is the clean set under one attack, every example attacked once
 ``example_rng(seed, 0, id, attack)`` (the same copies the training module validates on); where the
 attack gives up, the clean example stays (counted as a fallback). ``model: true`` runs the attack's
 model-in-the-loop search (:mod:`robust_mrc.attacks.search`) against each evaluated checkpoint, which
-gets its own version of the set; ``limit: N`` takes the first N clean questions only. A file whose
+gets its own version of the set; ``limit: N`` takes the first N clean questions only. ``screen:`` (the ``magnet`` attack only;
+``{questions: 50, pool_size: 500, top: 20}`` by default, each key optional) screens magnet options
+against each evaluated checkpoint, which gets its own set (Lin, Zou & Ding 2021): ``pool_size``
+distinct options of the other passages of the training split (or of ``params.pool``, a file), a
+deterministic sample, are scored with the first ``questions`` questions, ranked by the interference
+score T_k, and the ``top`` first are the magnets; one wrong option of each question is replaced by
+one of them (:mod:`robust_mrc.evaluation.magnet_screening`; the scores are cached by checkpoint,
+questions and pool). An ensemble's own magnet set takes T_k averaged over its members, as the paper
+averaged over three models. A ``magnet`` set with neither ``screen:`` nor ``params.pool`` is screened
+with the defaults; with ``params.pool`` and no ``screen:`` the file is the ranked pool itself (its first
+``params.top``), the same for every model. A file whose
 ids are variants ``<clean id>-<suffix>`` (Jia & Liang's published sets), or one marked
 ``adversarial: true``, is scored by their grouped worst-case rules (``orig_*`` / ``adv_*``). Sets
 are cached under ``cache_dir`` by a fingerprint of (clean examples, attack, parameters and the
@@ -62,6 +73,8 @@ class SetSpec:
     format: str = "auto"
     dpr: bool = False  # paired with the clean set by id; report the different-prediction ratio
     model: bool = False  # the attack searches against each evaluated model (its own set per model)
+    # magnet screening against each evaluated model (its own set per model): {questions, pool_size, top}
+    screen: Mapping[str, Any] | None = None
     limit: int | None = None  # the first N questions of the clean set only (costly searches)
     adversarial: bool = False  # Jia & Liang layout: variants <original id>-<suffix>, grouped scores
 
@@ -116,7 +129,11 @@ def suite_specs(suite_cfg: Mapping[str, Any] | None, task: str) -> list[SetSpec]
     return specs
 
 
-_SET_KEYS = {"name", "attack", "params", "file", "format", "dpr", "model", "limit", "adversarial"}
+_SET_KEYS = {"name", "attack", "params", "file", "format", "dpr", "model", "limit", "adversarial", "screen"}
+# the defaults of a set's screen: entry. The paper screened 8,372 options over 346 questions (2.9 M
+# option scores, a GPU job); 50 x 500 = 25,000 option scores is ~18 min on a 2-core CPU at the ~23
+# pairs/s measured with a small checkpoint (docs/results.md), about the cost of the rest of the suite
+SCREEN_KEYS = {"questions": 50, "pool_size": 500, "top": 20}
 
 
 def _set_spec(entry: Mapping[str, Any], where: str, task: str) -> SetSpec:
@@ -145,8 +162,30 @@ def _set_spec(entry: Mapping[str, Any], where: str, task: str) -> SetSpec:
         params=dict(entry.get("params") or {}),
         dpr=bool(entry.get("dpr", False)),
         model=bool(entry.get("model", False)),
+        screen=_screen(entry, where),
         limit=limit,
     )
+
+
+def _screen(entry: Mapping[str, Any], where: str) -> dict | None:
+    """A set's ``screen:`` settings (magnet only) with their defaults, checked; None without one."""
+    screen = entry.get("screen")
+    magnet = (entry.get("attack") or entry["name"]) == "magnet"
+    if screen is None and magnet and not (entry.get("params") or {}).get("pool"):
+        screen = True  # magnets need a pool screened against a model: the evaluated ones
+    if screen in (None, False):
+        return None
+    if not magnet:
+        raise SuiteConfigError(f"{where}: screen: is for the magnet attack (screening a pool against each model)")
+    screen = {} if screen is True else dict(screen)
+    unknown = set(screen) - set(SCREEN_KEYS)
+    if unknown:
+        raise SuiteConfigError(f"{where}: screen has unknown key(s) {sorted(unknown)}; it takes {sorted(SCREEN_KEYS)}")
+    out = {**SCREEN_KEYS, **screen}
+    for key, value in out.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise SuiteConfigError(f"{where}: screen.{key}={value!r} must be a whole number >= 1")
+    return out
 
 
 def build_sets(
@@ -175,6 +214,11 @@ def build_sets(
         base = list(clean[: spec.limit]) if spec.limit else list(clean)
         if spec.model and scorer is None:
             raise SuiteConfigError(f"set {spec.name!r}: model: true needs a model to search against")
+        if spec.screen:
+            raise SuiteConfigError(
+                f"set {spec.name!r}: screen: needs a model to screen against (an evaluation screens each checkpoint, "
+                "robust_mrc.evaluation.magnet_screening.screen_models); give params.pool=FILE, a ranked pool, instead"
+            )
         key = fingerprint(
             "attacked",
             examples_digest(base),

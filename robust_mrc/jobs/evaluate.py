@@ -55,9 +55,9 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     cache = DiskCache(cfg.cache_dir)
     suite_cfg = OmegaConf.to_container(cfg.suite, resolve=True) if cfg.suite is not None else {}
     pool = splits.get("train") or splits[split]
-    specs = suite_specs(suite_cfg, task)
+    specs = suite_specs(suite_cfg, task) + magnet_screen_specs(cfg, suite_cfg)
     sets = build_sets(
-        [s for s in specs if not s.model],
+        [s for s in specs if not s.model and not s.screen],
         splits[split],
         task,
         seed=int(cfg.seed),
@@ -89,14 +89,38 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
             own.pop(CLEAN)
             model_sets[name] = own
             predictions[name].update(predict_sets(predictor, own))
-    screening = None
-    if cfg.magnet_screen.enabled:
-        screening = magnet_screening(cfg, task, splits[split], pool, predictors, names, predictions, sets, cache, out)
+    screened = [s for s in specs if s.screen]  # magnet sets: a pool screened against each model
+    magnet_sets, screenings, ensemble_own = {}, {}, {}
+    if screened:
+        from robust_mrc.evaluation.magnet_screening import screen_models
+
+        magnet_sets, screenings = screen_models(
+            screened,
+            splits[split],
+            pool,
+            dict(zip(names, predictors)),
+            {name: predictions[name][CLEAN] for name in names},
+            cache,
+            out,
+            seed=int(cfg.seed),
+            task=task,
+        )
+        if not cfg.magnet_screen.attack_top:  # magnet_screen.attack_top=false: the screening only
+            for own in magnet_sets.values():
+                own.pop(MAGNET_TOP_SET, None)
+        for name, predictor in zip(names, predictors):
+            model_sets.setdefault(name, {}).update(magnet_sets[name])
+            predictions[name].update(predict_sets(predictor, magnet_sets[name]))
+        if "ensemble" in magnet_sets:  # each member predicts the ensemble's own magnet set
+            ensemble_own = {name: predict_sets(predictor, magnet_sets["ensemble"]) for name, predictor in zip(names, predictors)}
+            model_sets["ensemble"] = magnet_sets["ensemble"]
     for name in no_answer:  # "" where null score - best span score > the model's threshold
         predictions[name] = {s: apply_no_answer(records, no_answer[name]["threshold"]) for s, records in predictions[name].items()}
     if len(modules) > 1:
         method = str(cfg.ensemble_method or ("average" if task == "mc" else "token_vote"))  # null: by task (eval.yaml)
         predictions["ensemble"] = {s: combine_records([predictions[n][s] for n in names], task, method) for s in sets}
+        for s in magnet_sets.get("ensemble", {}):
+            predictions["ensemble"][s] = combine_records([ensemble_own[n][s] for n in names], task, method)
 
     report = build_report(
         task=task,
@@ -118,8 +142,10 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
             f'{n}: answers "" when null score - best span score > {v["threshold"]:.4g} ({v["source"]})' for n, v in no_answer.items()
         ]
     report["diagnostics"] = run_diagnostics(cfg, report, sets, predictions, modules, names, out, model_sets=model_sets)
-    if screening is not None:
-        report["diagnostics"]["magnet_screen"] = screening
+    if cfg.magnet_screen.enabled:  # the first model's screening of magnet_top, as a diagnostic table
+        report["diagnostics"]["magnet_screen"] = screenings[names[0]][MAGNET_TOP_SET]
+    if screenings:  # per model and set: the magnets, their T_k, the pool and questions screened
+        report["magnet_screening"] = screenings
     return write_outputs(cfg, report, predictions, names, paths, out)
 
 
@@ -218,7 +244,7 @@ def write_outputs(cfg: DictConfig, report: dict, predictions: dict, names: list[
     if cfg.wandb:
         from robust_mrc.tracking import log_evaluation
 
-        images = [files["png"], *sorted(out.glob("reliability_*.png")), out / "magnet_scores.png"]
+        images = [files["png"], *sorted(out.glob("reliability_*.png")), *sorted(out.glob("magnet_screening/*/*/magnet_scores.png"))]
         log_evaluation(cfg, report, report_rows(report), images, out)
     metrics: dict[str, Any] = headline_metrics(report, first)
     clean = report["models"][first]["sets"].get(CLEAN, {})
@@ -239,28 +265,23 @@ def write_outputs(cfg: DictConfig, report: dict, predictions: dict, names: list[
     return metrics
 
 
-def magnet_screening(cfg, task, clean, pool_examples, predictors, names, predictions, sets, cache, out) -> dict:
-    """Seed 002 screening with the first checkpoint; optionally a ``magnet_top`` set drawn from
-    the top-ranked options, predicted by every checkpoint."""
-    from robust_mrc.attacks.pools import OptionPool
-    from robust_mrc.evaluation.magnet_screening import pool_of, screen
-    from robust_mrc.evaluation.suites import SetSpec
+MAGNET_TOP_SET = "magnet_top"
+
+
+def magnet_screen_specs(cfg: DictConfig, suite_cfg: dict) -> list:
+    """``magnet_screen.enabled=true`` (eval.yaml): one more screened magnet set, ``magnet_top``, made
+    like a suite's ``{name: magnet, screen: ...}`` set (the same code, per model) with the
+    ``magnet_screen`` sizes; its first model's screening is also the ``magnet_screen`` diagnostic."""
+    from robust_mrc.evaluation.suites import SetSpec, SuiteConfigError
 
     ms = cfg.magnet_screen
-    if task != "mc":
-        raise ValueError("magnet_screen.enabled=true needs a multiple-choice checkpoint (task=mc)")
-    questions = list(clean[: int(ms.questions)])
-    pool = pool_of(ms.pool, pool_examples)
-    if ms.max_pool:  # a new pool: file pools are shared through resolve_pool's cache
-        pool = OptionPool(pool.entries[: int(ms.max_pool)])
-    if not pool.entries:
-        raise ValueError("magnet_screen: the option pool is empty")
-    info = screen(predictors[0], questions, predictions[names[0]][CLEAN], pool, out, int(ms.top))
-    info["model"] = names[0]
-    if ms.attack_top:
-        spec = SetSpec("magnet_top", attack="magnet", params={"pool": str(out / "magnet_pool.txt")})
-        built = build_sets([spec], clean, task, seed=int(cfg.seed), cache=cache, pool_examples=pool_examples)
-        sets["magnet_top"] = built["magnet_top"]
-        for name, predictor in zip(names, predictors):
-            predictions[name]["magnet_top"] = predictor.records("magnet_top", sets["magnet_top"].examples, sets["magnet_top"].fingerprint)
-    return info
+    if not ms.enabled:
+        return []
+    if any((s if isinstance(s, str) else s.get("name")) == MAGNET_TOP_SET for s in suite_cfg.get("sets") or []):
+        raise SuiteConfigError(f"magnet_screen.enabled=true adds the set {MAGNET_TOP_SET!r}, which the suite already has")
+    screen = {
+        "questions": int(ms.questions) if ms.questions else None,
+        "pool_size": int(ms.max_pool) if ms.max_pool else None,
+        "top": int(ms.top),
+    }
+    return [SetSpec(MAGNET_TOP_SET, attack="magnet", params={"pool": ms.pool} if ms.pool else {}, screen=screen)]

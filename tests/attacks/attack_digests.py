@@ -44,7 +44,7 @@ def upper_paraphraser(sentences):
 def _params(name: str, task: str, pool) -> dict:
     if name == "paraphrase":
         return {"paraphraser": upper_paraphraser}
-    if task == "mc" and name in ("distractor_generation", "dg_retrieval", "magnet", "extra_option"):
+    if task == "mc" and name in ("distractor_generation", "dg_retrieval", "magnet", "random_option", "extra_option"):
         return {"pool": pool}
     return {}
 

@@ -65,8 +65,11 @@ def test_apply_is_deterministic_and_takes_params(tmp_path):
     assert a.read_text() == b.read_text() and len(a.read_text().splitlines()) == 2
     st = json.loads((tmp_path / "a.jsonl.stats.json").read_text())
     assert st["length_change"]["passage"] > 5 and st["words_added_per_example"] > 5
-    # magnet without pool= uses the input data
-    apply({"attack": "magnet", "data": str(src), "out": str(tmp_path / "m.jsonl")})
+    # random_option without pool= draws from the input data; magnet needs a screened pool: one line
+    apply({"attack": "random_option", "data": str(src), "out": str(tmp_path / "m.jsonl")})
+    with pytest.raises(SystemExit, match="screened against a model"):
+        apply({"attack": "magnet", "data": str(src), "out": str(tmp_path / "m2.jsonl")})
+    assert not (tmp_path / "m2.jsonl").exists()
 
 
 def test_apply_span_squad(tmp_path):

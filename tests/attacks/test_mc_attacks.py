@@ -21,6 +21,7 @@ MC_ATTACKS = {
     "de_lexical",
     "dg_retrieval",
     "magnet",
+    "random_option",
     "extra_option",
     "diagnosis",
     "word_replace",
@@ -217,8 +218,38 @@ def test_magnet_and_extra_option(mc):
                 assert new.label == ex.label and new.options[:4] == ex.options
         five = new
         assert extra(five, rng(ex, "extra_option")) is None  # max 5 options
-    with pytest.raises(AttackUnavailable):
+    with pytest.raises(AttackUnavailable, match="random_option"):  # magnets need a screened pool
         get_attack("magnet", "mc")(ex, rng(ex, "magnet"))
+
+
+def test_magnets_come_from_the_top_of_a_ranked_pool_and_random_options_are_a_stand_in(mc, tmp_path, caplog):
+    import logging
+
+    from robust_mrc.attacks.apply import build_attack
+
+    ranked = tmp_path / "magnet_pool.txt"
+    ranked.write_text("All of the above.\nNone of the above.\nWatch TV at home.\nSing happy songs.\n")
+    magnet = build_attack({"name": "magnet", "params": {"pool": str(ranked), "top": 2, "screened_with": "m"}}, "mc", mc)
+    inserted = set()
+    for ex in mc:
+        for seed in range(5):
+            new = magnet(ex, rng(ex, "magnet", seed))
+            if new is not None:
+                inserted |= set(new.options) - set(ex.options)
+                check_answer_kept(ex, new)
+    assert inserted and inserted <= {"All of the above.", "None of the above."}  # the top 2 only
+    prov = magnet.provenance()
+    assert prov["method"] == "paper" and prov["resources"]["screened against"] == "m" and "the first 2" in prov["resources"]["pool"]
+    assert build_attack({"name": "random_option"}, "mc", mc).provenance()["method"] == "stand-in"
+    random_option = build_attack({"name": "random_option", "params": {"pool": ["Play computer games.", "Sing happy songs."]}}, "mc", mc)
+    pairs = [(ex, random_option(ex, rng(ex, "random_option"))) for ex in mc]
+    pairs = [(ex, new) for ex, new in pairs if new is not None]
+    assert pairs and all(sum(a != b for a, b in zip(new.options, ex.options)) == 1 and new.label == ex.label for ex, new in pairs)
+    with caplog.at_level(logging.WARNING):
+        extra = build_attack({"name": "extra_option", "params": {"top": 400}}, "mc", mc)
+    assert "stand-in" in caplog.text and extra.provenance()["method"] == "stand-in"
+    screened = build_attack({"name": "extra_option", "params": {"pool": str(ranked), "top": 400}}, "mc", mc)
+    assert screened.provenance()["method"] == "paper"
 
 
 def test_magnet_pool_from_text_file(mc, tmp_path):

@@ -1,22 +1,29 @@
-"""Magnet options and the extra (fifth) option (seed 002, Lin, Zou & Ding).
+"""Magnet options and the extra (fifth) option (Lin, Zou & Ding 2021, magnet options).
 
-* ``magnet``: replace one wrong option (chosen at random) by an option from a pool of irrelevant
-  options (``pool=``: a text file one option a line, a JSONL of ``{"option": ...}``, a data file,
-  a list of examples or strings). The paper's pool holds options of questions from *other*
-  passages, screened by their interference score with a model (see metrics); without screening
-  any pool option is drawn at random. Never an option identical to an option of this question,
-  and one that occurs in the passage only when the pool has no other.
-* ``extra_option``: add one irrelevant option from the pool (augmented-option training: 4 options
-  become 5). ``position=end`` (default) appends it, so the label index is unchanged;
-  ``position=random`` inserts it anywhere and moves the label index so that it still points at the
-  correct option. An example that already has 5 options cannot take another (None).
+* ``magnet``: replace one wrong option (chosen at random) by one of the top magnets of a pool
+  *screened* against a model: options of questions of other passages ranked by their interference
+  score T_k (the share of questions where the model prefers the pool option to every original
+  option), the first ``top`` (20, as the paper) kept. ``pool=`` is that ranked list (a file such as
+  the ``magnet_pool.txt`` a screening writes, or a list); ``suite=advrace`` screens each evaluated
+  model itself (``screen:`` of the suite entry, :mod:`robust_mrc.evaluation.magnet_screening`). With
+  no pool it cannot run: ``random_option`` is the model-free stand-in.
+* ``random_option``: the stand-in: one wrong option replaced by a random option of another passage
+  (``pool=``, else the options of the examples beside the attack), unscreened.
+* ``extra_option``: add one irrelevant option from a pool (augmented-option training: 4 options
+  become 5). The paper draws it from the 400 highest-T options: ``pool=`` a ranked pool file and
+  ``top=400``; with no pool it draws random options of other passages, says so in a warning, and
+  its provenance is a stand-in. ``position=end`` (default) appends it, so the label index is
+  unchanged; ``position=random`` inserts it anywhere and moves the label index so that it still
+  points at the correct option. An example that already has 5 options cannot take another (None).
 
-What they promise: the correct option's text is untouched, still at ``options[label]``, and
-distinct from every new option.
+Never an option identical to an option of this question, and one that occurs in the passage only
+when the pool has no other. What they promise: the correct option's text is untouched, still at
+``options[label]``, and distinct from every new option.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 
 from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, register
@@ -24,6 +31,8 @@ from robust_mrc.attacks.pools import OptionPool, passage_key, pool_for
 from robust_mrc.attacks.text import normalize
 from robust_mrc.data.examples import MAX_OPTIONS
 from robust_mrc.papers import cite
+
+log = logging.getLogger(__name__)
 
 
 def _in_passage(option: str, passage: str) -> bool:
@@ -60,32 +69,45 @@ def _draw(ex, pool: OptionPool, rng, tries: int = 50) -> str | None:
     return None
 
 
+def _describe_pool(pool) -> str:
+    """A pool for :meth:`Attack.resources`: a file with the digest of its bytes, or its size."""
+    from pathlib import Path
+
+    from robust_mrc.evaluation.cache import file_digest
+
+    if isinstance(pool, (str, Path)) and Path(pool).is_file():
+        return f"{pool} ({file_digest(pool)})"
+    if isinstance(pool, (list, tuple)):
+        return f"{len(pool)} options given"
+    return str(pool)
+
+
 class _PoolAttack(Attack):
-    """Draws options from ``pool=``, else from the options of the context's examples."""
+    """Draws options from ``pool=`` (its first ``top`` options when ``top`` is set: a ranked pool),
+    else from the options of the context's examples."""
 
     _drawn: OptionPool | None = None
+    _source: str = ""
 
     def prepare(self, context: AttackContext) -> None:
         self._drawn = pool_for(self.pool, context.pool_examples)
+        top = self.params.get("top")
+        if self.pool is not None and self._drawn is not None and top:
+            self._drawn = OptionPool(self._drawn.entries[: int(top)])
+        if self.pool is not None:
+            self._source = _describe_pool(self.pool) + (f", the first {int(top)}" if top else "")
+        elif context.pool_examples is not None:
+            self._source = f"random options of other passages ({len(context.pool_examples)} examples beside the attack)"
 
     def _pool(self) -> OptionPool:
         if self._drawn is None:
             raise AttackUnavailable(f"{self.name} needs pool= (a file of irrelevant options, or examples)")
         return self._drawn
 
+    def resources(self) -> dict[str, str]:
+        return {"pool": self._source or "none"}
 
-@register
-class Magnet(_PoolAttack):
-    name = "magnet"
-    task = "mc"
-    paper = cite("magnet")
-    description = "replace one wrong option by an irrelevant option from a pool (magnet option)"
-
-    @classmethod
-    def defaults(cls):
-        return {"pool": None}
-
-    def apply(self, ex, rng):
+    def _swap_one(self, ex, rng):
         pool = self._pool()
         wrong = [i for i in range(len(ex.options)) if i != ex.label]
         if not wrong:
@@ -100,6 +122,57 @@ class Magnet(_PoolAttack):
 
 
 @register
+class Magnet(_PoolAttack):
+    name = "magnet"
+    task = "mc"
+    paper = cite("magnet")
+    description = "replace one wrong option by one of the top magnets of a pool screened against a model (interference score)"
+
+    @classmethod
+    def defaults(cls):
+        # pool: the ranked (screened) options, a file or a list; top: how many of the first are magnets;
+        # screened_with: the model the pool was screened against, screening: how (both for reports)
+        return {"pool": None, "top": 20, "screened_with": None, "screening": None}
+
+    def prepare(self, context: AttackContext) -> None:
+        if self.pool is None:
+            raise AttackUnavailable(
+                "magnet needs a pool screened against a model and none is given: pass pool=FILE, a ranked pool such as "
+                "the magnet_pool.txt an evaluation writes (RUN/magnet_screening/<model>/magnet/), or evaluate with "
+                "suite=advrace, which screens each evaluated model itself; attack=random_option is the model-free "
+                "stand-in (random options of other passages, unscreened)"
+            )
+        super().prepare(context)
+
+    def resources(self) -> dict[str, str]:
+        out = super().resources()
+        if self.screening:  # e.g. "top 20 of 500 options (...) by interference score over 50 questions"
+            out["pool"] = f"screened {self.screening}"
+        if self.screened_with:
+            out["screened against"] = str(self.screened_with)
+        return out
+
+    def apply(self, ex, rng):
+        return self._swap_one(ex, rng)
+
+
+@register
+class RandomOption(_PoolAttack):
+    name = "random_option"
+    task = "mc"
+    paper = cite("magnet")
+    method = "stand-in"
+    description = "stand-in for magnet options without a model: one wrong option replaced by a random option of another passage"
+
+    @classmethod
+    def defaults(cls):
+        return {"pool": None}
+
+    def apply(self, ex, rng):
+        return self._swap_one(ex, rng)
+
+
+@register
 class ExtraOption(_PoolAttack):
     name = "extra_option"
     task = "mc"
@@ -108,7 +181,19 @@ class ExtraOption(_PoolAttack):
 
     @classmethod
     def defaults(cls):
-        return {"pool": None, "position": "end"}
+        # pool: a ranked pool file (magnet_pool.txt) and top: its first 400, as the paper; null: random
+        # options of other passages (a stand-in, with a warning)
+        return {"pool": None, "position": "end", "top": None}
+
+    def prepare(self, context: AttackContext) -> None:
+        super().prepare(context)
+        if self.pool is None:
+            log.warning(
+                "extra_option: no screened pool (pool=magnet_pool.txt top=400, as %s): adding random options of "
+                "other passages instead, a stand-in",
+                self.paper,
+            )
+            object.__setattr__(self, "method", "stand-in")
 
     def apply(self, ex, rng):
         if len(ex.options) >= MAX_OPTIONS:
