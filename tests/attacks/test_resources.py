@@ -203,7 +203,20 @@ def test_environment_names_what_the_data_depends_on(monkeypatch):
     monkeypatch.setenv("ROBUST_MRC_TAGGER", "heuristic")
     env = R.environment()
     assert env["tagger"] == "heuristic" and env["homoglyphs"].startswith("intentional.txt")
-    assert set(env) == {"wordnet", "neighbours", "tagger", "homoglyphs"}
+    assert set(env) == {"wordnet", "neighbours", "distributional", "tagger", "homoglyphs"}
+
+
+def test_distributional_neighbours_default_to_the_minilm_embeddings_never_counter_fitted(monkeypatch, wordnet_ok):
+    """AddSent's default source: related but different words (china -> beijing / taiwan / japan)."""
+    monkeypatch.delenv("ROBUST_MRC_VECTORS", raising=False)
+    R.clear_caches()
+    if R.minilm_dir() is None:
+        pytest.skip("the offline MiniLM is not installed")
+    nb = R.neighbours(None, "distributional")
+    assert nb.kind == "embeddings" and "input embeddings" in R.describe(nb)
+    assert {"japan", "taiwan"} <= set(nb.neighbours("china", 10)) and "morrison" in nb.neighbours("hanson", 3)
+    assert R.environment()["distributional"] == "embeddings"
+    R.clear_caches()
 
 
 def test_vector_neighbours_are_the_same_prefetched_or_not(tmp_path, monkeypatch):
