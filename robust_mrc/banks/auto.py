@@ -44,6 +44,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from robust_mrc.attacks.resources.cache import locked
 from robust_mrc.banks import BankError
 from robust_mrc.banks.de import DESettings
 
@@ -86,22 +87,6 @@ def banks_dir(kind: str) -> Path:
     path = cache_dir() / "banks" / kind
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock on ``path`` (fcntl; none where fcntl is missing)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    with open(path, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def unique_targets(examples: Sequence) -> list:

@@ -1,8 +1,11 @@
-"""Where the resources keep what they build (NLTK data directory, parsed vectors), and their error."""
+"""Where the resources keep what they build (NLTK data directory, parsed vectors, banks), the lock
+that lets several processes build one of them at once, and their error."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from robust_mrc.errors import UserError
@@ -18,3 +21,20 @@ def cache_dir() -> Path:
     path = Path(root)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (fcntl; no lock where fcntl is missing: the renames that publish
+    a built resource are atomic all the same)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

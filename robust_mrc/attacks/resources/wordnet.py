@@ -12,14 +12,13 @@ either sees no directory or a complete one (``test_resources.py`` runs it in sev
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
-from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
+from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir, locked
 
 _LEXNAMES = (
     "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute "
@@ -56,22 +55,6 @@ def _is_ready(root: Path, source: Path) -> bool:
     return stamp.is_file() and stamp.read_text() == str(source)
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    """An exclusive lock on ``path`` (fcntl; no lock where fcntl is missing: the rename still is atomic)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    with open(path, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 def _build(source: Path, into: Path) -> None:
     for name in _WORDNET_FILES + _WORDNET_OPTIONAL:
         src = source / name
@@ -99,7 +82,7 @@ def prepare_nltk_wordnet(source: Path | None = None, target: Path | None = None)
     if _is_ready(root, source):
         return root
     corpora.mkdir(parents=True, exist_ok=True)
-    with _locked(corpora / ".wordnet.lock"):
+    with locked(corpora / ".wordnet.lock"):
         if _is_ready(root, source):  # another process finished it while we waited
             return root
         tmp = Path(tempfile.mkdtemp(prefix=".wordnet-", dir=corpora))
