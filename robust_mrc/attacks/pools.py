@@ -95,6 +95,28 @@ class OptionPool:
 _POOL_CACHE: dict[str, OptionPool] = {}
 
 
+def describe_source(source) -> str:
+    """A pool or bank for an attack's resources: a file with the digest of its bytes, a path that
+    names no file as it is, anything else as what was given in memory and its size."""
+    if isinstance(source, (str, Path)):
+        if Path(source).is_file():
+            from robust_mrc.evaluation.cache import file_digest
+
+            return f"{source} ({file_digest(source)})"
+        return str(source)
+    return f"given in memory ({type(source).__name__} of {len(source)})"
+
+
+def describe_pool(pool, pool_examples: Iterable | None) -> str:
+    """What :func:`pool_for` draws from, for an attack's resources: ``pool`` (:func:`describe_source`),
+    else the options of the examples beside the attack, else "none"."""
+    if pool is not None:
+        return describe_source(pool)
+    if pool_examples is not None:
+        return f"options of the context's {len(list(pool_examples))} examples"
+    return "none"
+
+
 def pool_for(pool, pool_examples: Iterable[MCExample] | None) -> OptionPool | None:
     """The pool an attack draws from: its ``pool=`` parameter (a file, a list, an
     :class:`OptionPool`), else the options of ``pool_examples`` (the training set, or the input of

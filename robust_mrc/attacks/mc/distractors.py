@@ -46,13 +46,12 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 from typing import ClassVar
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, get_attack, register
 from robust_mrc.attacks.mc.diverse import select_diverse
-from robust_mrc.attacks.pools import OptionPool, load_bank, passage_key, pool_for
+from robust_mrc.attacks.pools import OptionPool, describe_pool, describe_source, load_bank, passage_key, pool_for
 from robust_mrc.attacks.text import WORD_RE, jaccard, normalize, sentence_spans, stems
 from robust_mrc.papers import cite
 
@@ -185,15 +184,6 @@ def _bank_mode(bank) -> str:
     return "given"
 
 
-def _describe_file(source) -> str:
-    """A bank or pool for :meth:`Attack.resources`: a file with the digest of its bytes, or what was given."""
-    from robust_mrc.evaluation.cache import file_digest
-
-    if isinstance(source, (str, Path)) and Path(source).is_file():
-        return f"{source} ({file_digest(source)})"
-    return f"{source}" if isinstance(source, (str, Path)) else f"given in memory ({type(source).__name__} of {len(source)})"
-
-
 class _BankAttack(Attack):
     """A bank attack (DE, DG) that falls back to its model-free stand-in: then ``method`` is
     "stand-in", :meth:`resources` are the stand-in's and :meth:`provenance` names it."""
@@ -218,7 +208,7 @@ class _BankAttack(Attack):
 
     def _use_bank(self, bank) -> None:
         self._bank = load_bank(bank)
-        self._source = {"bank": _describe_file(bank)}
+        self._source = {"bank": describe_source(bank)}
 
     def resources(self) -> dict[str, str]:
         return self._stand_in.resources() if self._stand_in is not None else dict(self._source or {})
@@ -386,12 +376,7 @@ class DGRetrieval(Attack):
     def prepare(self, context: AttackContext) -> None:
         """The retrieval pool: ``pool=``, else the options of the context's examples."""
         self._drawn = pool_for(self.pool, context.pool_examples)
-        if self.pool is None and context.pool_examples is not None:
-            self._pool_source = f"options of the context's {len(context.pool_examples)} examples"
-        elif isinstance(self.pool, (str, Path)):
-            self._pool_source = _describe_file(self.pool)
-        elif self._drawn is not None:
-            self._pool_source = f"{len(self._drawn)} given options"
+        self._pool_source = describe_pool(self.pool, context.pool_examples)
 
     def resources(self) -> dict[str, str]:
         return {"pool": self._pool_source or "none"}
@@ -440,4 +425,4 @@ class DistractorGeneration(_BankAttack):
 
         cached = dg_bank(self.generator, list(context.targets), beams=int(self.beam), batch_size=int(self.gen_batch_size), label=self.name)
         self._bank = cached.bank
-        self._source = {"bank": f"auto: {cached.path}", "generator": _describe_file(self.generator)}
+        self._source = {"bank": f"auto: {cached.path}", "generator": describe_source(self.generator)}

@@ -27,7 +27,7 @@ import logging
 import re
 
 from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, register
-from robust_mrc.attacks.pools import OptionPool, passage_key, pool_for
+from robust_mrc.attacks.pools import OptionPool, describe_pool, passage_key, pool_for
 from robust_mrc.attacks.text import normalize
 from robust_mrc.data.examples import MAX_OPTIONS
 from robust_mrc.papers import cite
@@ -69,19 +69,6 @@ def _draw(ex, pool: OptionPool, rng, tries: int = 50) -> str | None:
     return None
 
 
-def _describe_pool(pool) -> str:
-    """A pool for :meth:`Attack.resources`: a file with the digest of its bytes, or its size."""
-    from pathlib import Path
-
-    from robust_mrc.evaluation.cache import file_digest
-
-    if isinstance(pool, (str, Path)) and Path(pool).is_file():
-        return f"{pool} ({file_digest(pool)})"
-    if isinstance(pool, (list, tuple)):
-        return f"{len(pool)} options given"
-    return str(pool)
-
-
 class _PoolAttack(Attack):
     """Draws options from ``pool=`` (its first ``top`` options when ``top`` is set: a ranked pool),
     else from the options of the context's examples."""
@@ -94,10 +81,9 @@ class _PoolAttack(Attack):
         top = self.params.get("top")
         if self.pool is not None and self._drawn is not None and top:
             self._drawn = OptionPool(self._drawn.entries[: int(top)])
-        if self.pool is not None:
-            self._source = _describe_pool(self.pool) + (f", the first {int(top)}" if top else "")
-        elif context.pool_examples is not None:
-            self._source = f"random options of other passages ({len(context.pool_examples)} examples beside the attack)"
+        self._source = describe_pool(self.pool, context.pool_examples) + (
+            f", the first {int(top)}" if self.pool is not None and top else ""
+        )
 
     def _pool(self) -> OptionPool:
         if self._drawn is None:
