@@ -40,7 +40,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -112,6 +112,21 @@ def _read(path: Path) -> CachedBank:
     return CachedBank(load_bank(str(path)), path, False, stats)
 
 
+def _read_or_build(out: Path, lock: Path, build: Callable[[], None], kind: str, label: str) -> CachedBank:
+    """The bank ``out``: read from the cache, else ``build()`` under the lock ``lock`` (a process that
+    waited on the lock finds it built and reads it) and read."""
+    if not out.is_file():
+        with locked(lock):
+            if not out.is_file():  # else another process built it while this one waited
+                build()
+                cached = _read(out)
+                cached.built = True
+                return cached
+    cached = _read(out)
+    log.info("%s: %s bank from the cache %s (%d questions)", label, kind, out, len(cached.bank))
+    return cached
+
+
 # ----------------------------------------------------------------------------- DE
 
 
@@ -134,16 +149,11 @@ def de_bank(train_examples: Sequence, targets: Sequence, settings: DESettings, l
     train_key, bank_key = de_keys(train_examples, targets, settings)
     root = banks_dir("de")
     out = root / f"{bank_key}.jsonl"
-    if not out.is_file():
-        with locked(root / f"extractor-{train_key}.lock"):
-            if not out.is_file():  # else another process built it while this one waited
-                _build_de(list(train_examples), targets, settings, root / f"extractor-{train_key}", out, label)
-                cached = _read(out)
-                cached.built = True
-                return cached
-    cached = _read(out)
-    log.info("%s: DE bank from the cache %s (%d questions)", label, out, len(cached.bank))
-    return cached
+
+    def build() -> None:
+        _build_de(list(train_examples), targets, settings, root / f"extractor-{train_key}", out, label)
+
+    return _read_or_build(out, root / f"extractor-{train_key}.lock", build, "DE", label)
 
 
 def _build_de(train: list, targets: list, settings: DESettings, extractor_dir: Path, out: Path, label: str) -> None:
@@ -323,39 +333,34 @@ def dg_bank(
     key = fingerprint("dg-bank", file_digest(generator), examples_digest(targets), int(beams), code_digest(DG_CODE))
     root = banks_dir("dg")
     out = root / f"{key}.jsonl"
-    if not out.is_file():
-        with locked(root / f"{key}.lock"):
-            if not out.is_file():
-                log.info(
-                    "%s: building the DG bank (Si et al. 2021 (AdvRACE)): generator %s, %d beams, %d questions; cached as %s",
-                    label,
-                    generator,
-                    beams,
-                    len(targets),
-                    out,
-                )
-                began = time.perf_counter()
-                journal = Journal(out.with_name(out.name + ".partial.jsonl"), {"bank": out.name})
-                with kept_random_state():
-                    bank, distinct = build_dg_bank(generator, targets, beams=beams, batch_size=batch_size, journal=journal)
-                stats = {
-                    "bank": str(out),
-                    "generator": str(generator.resolve()),
-                    "beams": int(beams),
-                    "all": bank_stats(bank, targets),
-                    "distinct_beams_mean": round(sum(distinct) / max(1, len(distinct)), 2),
-                    "seconds": round(time.perf_counter() - began, 1),
-                }
-                atomic_write_json(out.with_name(out.name + ".stats.json"), stats)
-                write_bank(bank, out)
-                journal.finish()
-                log.info("%s: DG bank built in %.1f s; cached as %s", label, stats["seconds"], out)
-                cached = _read(out)
-                cached.built = True
-                return cached
-    cached = _read(out)
-    log.info("%s: DG bank from the cache %s (%d questions)", label, out, len(cached.bank))
-    return cached
+
+    def build() -> None:
+        log.info(
+            "%s: building the DG bank (Si et al. 2021 (AdvRACE)): generator %s, %d beams, %d questions; cached as %s",
+            label,
+            generator,
+            beams,
+            len(targets),
+            out,
+        )
+        began = time.perf_counter()
+        journal = Journal(out.with_name(out.name + ".partial.jsonl"), {"bank": out.name})
+        with kept_random_state():
+            bank, distinct = build_dg_bank(generator, targets, beams=beams, batch_size=batch_size, journal=journal)
+        stats = {
+            "bank": str(out),
+            "generator": str(generator.resolve()),
+            "beams": int(beams),
+            "all": bank_stats(bank, targets),
+            "distinct_beams_mean": round(sum(distinct) / max(1, len(distinct)), 2),
+            "seconds": round(time.perf_counter() - began, 1),
+        }
+        atomic_write_json(out.with_name(out.name + ".stats.json"), stats)
+        write_bank(bank, out)
+        journal.finish()
+        log.info("%s: DG bank built in %.1f s; cached as %s", label, stats["seconds"], out)
+
+    return _read_or_build(out, root / f"{key}.lock", build, "DG", label)
 
 
 if __name__ == "__main__":

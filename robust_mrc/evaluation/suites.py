@@ -237,15 +237,12 @@ def build_sets(
             log.info("set %s: %d examples from the cache (%s)", spec.name, len(cached), key)
             search = cache.load_json("search", key) if spec.model else None
             if provenance is None:  # a set cached without it: build the attack to say what ran
-                provenance = _attack_provenance(spec, task, pool_examples, base)
+                provenance = _build_attack(spec, task, pool_examples, base).provenance()
             sets[spec.name] = EvalSet(
                 spec, cached, key, cached=True, fallbacks=_count_unchanged(base, cached), search=search, provenance=provenance
             )
             continue
-        try:
-            attack = build_attack({"name": spec.attack, "params": dict(spec.params)}, task, pool_examples, targets=base)
-        except (AttackSpecError, ValueError) as err:
-            raise SuiteConfigError(f"set {spec.name!r}: cannot build attack {spec.attack!r}: {err}") from None
+        attack = _build_attack(spec, task, pool_examples, base)
         search = None
         if spec.model:
             if not searches(attack):
@@ -281,12 +278,12 @@ def build_sets(
     return sets
 
 
-def _attack_provenance(spec: SetSpec, task: str, pool_examples: Sequence | None, base: list) -> dict:
+def _build_attack(spec: SetSpec, task: str, pool_examples: Sequence | None, base: list):
+    """The attack of ``spec``, prepared to attack ``base``; a bad entry is a :class:`SuiteConfigError`."""
     try:
-        attack = build_attack({"name": spec.attack, "params": dict(spec.params)}, task, pool_examples, targets=base)
+        return build_attack({"name": spec.attack, "params": dict(spec.params)}, task, pool_examples, targets=base)
     except (AttackSpecError, ValueError) as err:
         raise SuiteConfigError(f"set {spec.name!r}: cannot build attack {spec.attack!r}: {err}") from None
-    return attack.provenance()
 
 
 def _count_unchanged(clean: Sequence, attacked: Sequence) -> int:
