@@ -64,7 +64,8 @@ def _person_names(question: str) -> list[str]:
     return [t for i, t in enumerate(toks) if t[:1].isupper() and t.isalpha() and R.name_kinds(t) and t.lower() not in R.STOPWORDS]
 
 
-def addsent_mc_stats(attack: Attack, examples: Sequence, seed: int = 0, epoch: int = 0) -> dict:
+def addsent_mc_stats(examples: Sequence, traces: Sequence) -> dict:
+    """AddSent's statistics from its :meth:`~robust_mrc.attacks.mc.addsent.AddSentMC.trace` of each example."""
     from robust_mrc.attacks import resources as R
 
     questions = attacked = needed_not = with_antonym = 0
@@ -72,8 +73,7 @@ def addsent_mc_stats(attack: Attack, examples: Sequence, seed: int = 0, epoch: i
     names = names_to_names = 0
     changes_per_sentence: list[int] = []
     synonym_cases: list[str] = []
-    for ex in examples:
-        out, sentences = attack.trace(ex, example_rng(seed, epoch, ex.id, attack.name))
+    for ex, (out, sentences) in zip(examples, traces):
         questions += 1
         if out is None:
             continue
@@ -104,7 +104,6 @@ def addsent_mc_stats(attack: Attack, examples: Sequence, seed: int = 0, epoch: i
         "person_names": names,
         "share_names_to_names": _share(names_to_names, names),
         "changes_per_sentence": round(sum(changes_per_sentence) / max(len(changes_per_sentence), 1), 2),
-        "neighbours": attack.resources().get("neighbours"),
     }
 
 
@@ -139,14 +138,20 @@ def fidelity_stats(attack: Attack, examples: Sequence, seed: int = 0, epoch: int
     """The statistics of ``attack`` on ``examples`` with the paper's figures beside them."""
     from robust_mrc.attacks.__main__ import attack_stats
 
-    results = [attack_example(attack, ex, seed, epoch) for ex in examples]
+    addsent = attack.task == "mc" and attack.name == "addsent"
+    if addsent:  # the attacked copies and each replacement, from one run (the copies attack_example makes)
+        traces = [attack.trace(ex, example_rng(seed, epoch, ex.id, attack.name)) for ex in examples]
+        results = [(ex, False) if out is None else (out, True) for ex, (out, _) in zip(examples, traces)]
+    else:
+        results = [attack_example(attack, ex, seed, epoch) for ex in examples]
     attacked = [new for new, _ in results]
     failed = sum(not ok for _, ok in results)
     stats = {"attack": attack.name, "task": attack.task, "provenance": attack.provenance()}
     stats.update(attack_stats(list(examples), attacked, failed))
     changed = [(ex, new) for ex, (new, ok) in zip(examples, results) if ok]
-    if attack.task == "mc" and attack.name == "addsent":
-        stats.update(addsent_mc_stats(attack, examples, seed, epoch))
+    if addsent:
+        stats.update(addsent_mc_stats(examples, traces))
+        stats["neighbours"] = stats["provenance"]["resources"].get("neighbours")
     if attack.task == "mc" and attack.name in ("distractor_extraction", "de_lexical"):
         stats.update(de_stats(changed))
     figures = PAPER_FIGURES.get((attack.name, attack.task), {})

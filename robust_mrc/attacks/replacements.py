@@ -106,13 +106,8 @@ def _noun_ancestors(word: str) -> frozenset[tuple[str, int]]:
     return frozenset(out)
 
 
-@functools.lru_cache(maxsize=100_000)
 def _noun_senses(word: str) -> frozenset[tuple[str, int]]:
-    from robust_mrc.attacks.resources import wordnet_records as records
-
-    if not R.has_wordnet():
-        return frozenset()
-    return frozenset((s.pos, s.offset) for s in records.synsets(word, "n"))
+    return frozenset(sense for sense in _senses(word) if sense[0] == "n")
 
 
 _PART_POINTERS = ("#p", "%p", "#m", "%m", "#s", "%s")  # part / member / substance holonyms and meronyms
