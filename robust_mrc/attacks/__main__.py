@@ -168,8 +168,30 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int,
     return list(zip(result.examples, changed)), info, journal
 
 
-def apply(cfg: dict) -> dict:
+def _load_and_build(cfg: dict):
+    """``(examples, task, params, attack, (seed, epoch, limit))`` of an ``apply`` / ``stats`` command:
+    the examples of ``data=`` and the attack prepared on them (a pool attack without ``pool=`` draws
+    from the input data itself, never the same passage; a bank attack makes its bank for them)."""
     from robust_mrc.data.readers import load_examples
+
+    try:
+        seed, epoch = int(cfg.get("seed", 0)), int(cfg.get("epoch", 0))
+        limit = int(cfg["limit"]) if cfg.get("limit") not in (None, "", "null") else None
+    except ValueError as exc:
+        raise SystemExit(f"seed, epoch and limit are whole numbers: {exc}") from None
+    examples = load_examples(cfg["data"], limit=limit, strict=str(cfg.get("strict", "true")).lower() != "false")
+    if not len(examples):
+        raise SystemExit(f"{cfg['data']}: no examples")
+    task = cfg.get("task") or ("mc" if isinstance(examples[0], MCExample) else "span")
+    params = {k: yaml.safe_load(v) for k, v in cfg.items() if k not in _OWN_KEYS}
+    try:
+        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples), targets=list(examples))
+    except (AttackSpecError, AttackUnavailable, ValueError) as exc:
+        raise SystemExit(str(exc)) from None
+    return examples, task, params, attack, (seed, epoch, limit)
+
+
+def apply(cfg: dict) -> dict:
     from robust_mrc.data.writers import atomic_write_text, output_path_problem, write_examples
 
     for key in ("attack", "data", "out"):
@@ -179,18 +201,7 @@ def apply(cfg: dict) -> dict:
         raise SystemExit(problem)
     if str(cfg.get("precision", "32")) not in SEARCH_PRECISIONS:
         raise SystemExit(f"precision={cfg['precision']}: expected one of {', '.join(SEARCH_PRECISIONS)} (the search's forward passes)")
-    seed, epoch = int(cfg.get("seed", 0)), int(cfg.get("epoch", 0))
-    limit = int(cfg["limit"]) if cfg.get("limit") not in (None, "", "null") else None
-    strict = str(cfg.get("strict", "true")).lower() != "false"
-    examples = load_examples(cfg["data"], limit=limit, strict=strict)
-    if not len(examples):
-        raise SystemExit(f"{cfg['data']}: no examples")
-    task = cfg.get("task") or ("mc" if isinstance(examples[0], MCExample) else "span")
-    params = {k: yaml.safe_load(v) for k, v in cfg.items() if k not in _OWN_KEYS}
-    try:  # a pool attack without pool= draws from the input data itself (never the same passage)
-        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples), targets=list(examples))
-    except (AttackSpecError, AttackUnavailable, ValueError) as exc:
-        raise SystemExit(str(exc)) from None
+    examples, task, params, attack, (seed, epoch, _) = _load_and_build(cfg)
     t0 = time.perf_counter()
     keep_failed = str(cfg.get("keep_failed", "true")).lower() != "false"
     search = journal = None
@@ -237,26 +248,14 @@ def apply(cfg: dict) -> dict:
 def stats(cfg: dict) -> dict:
     """``stats``: :func:`robust_mrc.attacks.fidelity.fidelity_stats` of ``attack=`` on ``data=``."""
     from robust_mrc.attacks.fidelity import fidelity_stats
-    from robust_mrc.data.readers import load_examples
-    from robust_mrc.data.writers import atomic_write_text
+    from robust_mrc.data.writers import atomic_write_text, output_path_problem
 
     for key in ("attack", "data"):
         if key not in cfg:
             raise SystemExit(f"stats needs {key}=...  (e.g. attack=addsent data=race.jsonl limit=150)")
-    try:
-        seed, epoch = int(cfg.get("seed", 0)), int(cfg.get("epoch", 0))
-        limit = int(cfg["limit"]) if cfg.get("limit") not in (None, "", "null") else None
-    except ValueError as exc:
-        raise SystemExit(f"seed, epoch and limit are whole numbers: {exc}") from None
-    examples = load_examples(cfg["data"], limit=limit, strict=str(cfg.get("strict", "true")).lower() != "false")
-    if not len(examples):
-        raise SystemExit(f"{cfg['data']}: no examples")
-    task = cfg.get("task") or ("mc" if isinstance(examples[0], MCExample) else "span")
-    params = {k: yaml.safe_load(v) for k, v in cfg.items() if k not in _OWN_KEYS}
-    try:
-        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples), targets=list(examples))
-    except (AttackSpecError, AttackUnavailable, ValueError) as exc:
-        raise SystemExit(str(exc)) from None
+    if cfg.get("out") and (problem := output_path_problem(cfg["out"], [cfg["data"]])):
+        raise SystemExit(problem)
+    examples, _task, _params, attack, (seed, epoch, limit) = _load_and_build(cfg)
     result = {"data": str(cfg["data"]), "limit": limit, "seed": seed, **fidelity_stats(attack, list(examples), seed, epoch)}
     if cfg.get("out"):
         atomic_write_text(Path(cfg["out"]), json.dumps(result, indent=2) + "\n")

@@ -164,3 +164,18 @@ def test_apply_with_a_checkpoint_resumes_an_interrupted_search(tmp_path, monkeyp
     assert out.read_text() == (tmp_path / "whole.json").read_text() and not journal.exists()
     stats = json.loads((tmp_path / "adv.json.stats.json").read_text())
     assert stats["search"]["queries"] == json.loads((tmp_path / "whole.json.stats.json").read_text())["search"]["queries"]
+
+
+def test_apply_and_stats_say_in_one_line_what_is_wrong(tmp_path):
+    from robust_mrc.attacks.__main__ import apply, stats
+
+    src = tmp_path / "in.jsonl"
+    _write_race_jsonl(src, mc_examples())
+    with pytest.raises(SystemExit, match="whole numbers"):
+        apply({"attack": "charswap", "data": str(src), "out": str(tmp_path / "a.jsonl"), "seed": "abc"})
+    with pytest.raises(SystemExit, match="whole numbers"):
+        stats({"attack": "charswap", "data": str(src), "limit": "abc"})
+    before = src.read_bytes()
+    with pytest.raises(SystemExit, match="destroy the input"):  # checked before any attack runs
+        stats({"attack": "charswap", "data": str(src), "out": str(src)})
+    assert src.read_bytes() == before and not (tmp_path / "a.jsonl").exists()
