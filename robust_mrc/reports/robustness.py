@@ -220,10 +220,8 @@ def what_ran(report: Mapping[str, Any]) -> list[dict[str, str]]:
         if name == CLEAN or "method" not in info:
             continue
         resources = info.get("resources") or {}
-        by_model = info.get("by_model") or {}
-        for model, own in by_model.items():  # a set made per model: its own resources
-            for k, v in (own.get("resources") or {}).items():
-                resources = {**resources, f"{k} ({model})": v}
+        if info.get("by_model"):  # a set made per model: each model's own resources (the top level repeats the first's)
+            resources = {f"{k} ({model})": v for model, own in info["by_model"].items() for k, v in (own.get("resources") or {}).items()}
         rows.append(
             {
                 "set": name,
