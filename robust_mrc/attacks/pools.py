@@ -107,13 +107,13 @@ def describe_source(source) -> str:
     return f"given in memory ({type(source).__name__} of {len(source)})"
 
 
-def describe_pool(pool, pool_examples: Iterable | None) -> str:
+def describe_pool(pool, pool_examples: Iterable | None, drawn: str = "options of the context's {n} examples") -> str:
     """What :func:`pool_for` draws from, for an attack's resources: ``pool`` (:func:`describe_source`),
-    else the options of the examples beside the attack, else "none"."""
+    else the examples beside the attack (``drawn``, ``{n}`` their number), else "none"."""
     if pool is not None:
         return describe_source(pool)
     if pool_examples is not None:
-        return f"options of the context's {len(list(pool_examples))} examples"
+        return drawn.format(n=len(list(pool_examples)))
     return "none"
 
 

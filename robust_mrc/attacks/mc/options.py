@@ -81,7 +81,8 @@ class _PoolAttack(Attack):
         top = self.params.get("top")
         if self.pool is not None and self._drawn is not None and top:
             self._drawn = OptionPool(self._drawn.entries[: int(top)])
-        self._source = describe_pool(self.pool, context.pool_examples) + (
+        drawn = "random options of other passages ({n} examples beside the attack)"
+        self._source = describe_pool(self.pool, context.pool_examples, drawn) + (
             f", the first {int(top)}" if self.pool is not None and top else ""
         )
 
