@@ -7,7 +7,7 @@ exits with status 1; ``HYDRA_FULL_ERROR=1 python evaluate.py ...`` shows the who
 import hydra
 from omegaconf import DictConfig
 
-from robust_mrc.cli import register_resolvers, run_command
+from robust_mrc.config.cli import register_resolvers, run_command
 
 register_resolvers()
 

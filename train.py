@@ -7,15 +7,15 @@ exits with status 1; ``HYDRA_FULL_ERROR=1 python train.py ...`` shows the whole 
 import hydra
 from omegaconf import DictConfig
 
-from robust_mrc.cli import register_resolvers, run_command
+from robust_mrc.config.cli import register_resolvers, run_command
 
 register_resolvers()
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> float | None:
+    from robust_mrc.jobs.train import train
     from robust_mrc.models import MODULES
-    from robust_mrc.training import train
 
     metrics = run_command(train, cfg)
     monitor = cfg.monitor or MODULES[cfg.task.name].monitor

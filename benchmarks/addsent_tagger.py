@@ -34,8 +34,8 @@ sys.path.insert(0, str(REPO))
 
 from robust_mrc.attacks import example_rng, get_attack  # noqa: E402
 from robust_mrc.attacks import resources as R  # noqa: E402
-from robust_mrc.attacks.text import TOKEN_RE  # noqa: E402
 from robust_mrc.data.readers import load_examples  # noqa: E402
+from robust_mrc.data.text import TOKEN_RE  # noqa: E402
 
 TAGGERS = ("heuristic", "spacy")
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from robust_mrc.attacks import Attack
 from robust_mrc.attacks.apply import attack_example, build_attacks
-from robust_mrc.errors import UserError
+from robust_mrc.core.errors import UserError
 
 POLICIES = ("none", "targeted", "mix", "augmented_option", "amount")
 MODES = ("add", "replace")

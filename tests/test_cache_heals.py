@@ -10,9 +10,9 @@ import logging
 import numpy as np
 import pytest
 
+from robust_mrc.core.errors import UserError
 from robust_mrc.data.examples import Answer, MCExample, SpanExample
 from robust_mrc.data.writers import OutputWriteError, atomic_write_bytes
-from robust_mrc.errors import UserError
 from robust_mrc.evaluation import cache as cache_module
 from robust_mrc.evaluation.cache import DiskCache
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from robust_mrc.jobs.train import train
 from robust_mrc.models.backbone import ModelConfigError, load_backbone
 from robust_mrc.models.checkpoints import CheckpointError, load_checkpoint
-from robust_mrc.training import train
 from tests.helpers import make_cfg
 
 ROOT = Path(__file__).resolve().parents[1]

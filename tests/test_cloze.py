@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from robust_mrc.attacks import example_rng, get_attack
-from robust_mrc.attacks.text import as_statement
 from robust_mrc.data.cloze import BLANK_RE, fill_blank, has_blank
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.readers import load_examples
+from robust_mrc.data.text import as_statement
 from robust_mrc.datamodules.mc import option_pairs
 
 

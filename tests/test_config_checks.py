@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from robust_mrc.config_checks import ConfigError, check_config, check_lengths
+from robust_mrc.config.checks import ConfigError, check_config, check_lengths
 from robust_mrc.data.examples import MCExample, SpanExample
 from tests.helpers import CONF, make_cfg
 
@@ -208,7 +208,7 @@ def test_two_runs_started_together_get_different_run_directories(tmp_path):
 
 
 def test_the_fallback_run_directory_is_made_exclusively(tmp_path, monkeypatch):
-    from robust_mrc import runtime
+    from robust_mrc.trainer import run_dir as runtime
 
     class Frozen:
         @staticmethod

@@ -18,7 +18,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from tests.helpers import CONF, make_cfg
 
-# read by robust_mrc/training.py, runtime.py, train.py (train.py, the bank builders)
+# read by robust_mrc/jobs/train.py, runtime.py, train.py (train.py, the bank builders)
 TRAIN_KEYS = (
     "seed",
     "output_dir",
@@ -93,7 +93,7 @@ DATA_KEYS_BY_SOURCE = {
 # for them because a checkpoint's saved settings may lack the newer ones
 MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "cross_attention_init", "config", "trust_remote_code")
 OPTIM_KEYS = ("lr", "weight_decay", "warmup_ratio", "adam_epsilon", "betas")
-# read by robust_mrc/tracking.py when logger=wandb
+# read by robust_mrc/trainer/wandb.py when logger=wandb
 WANDB_KEYS = ("name", "project", "entity", "group", "tags", "run_name", "mode")
 TASK_KEYS = {
     "mc": ("name", "max_length", "inputs"),

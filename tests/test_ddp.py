@@ -27,9 +27,9 @@ import pytorch_lightning as pl
 
 from robust_mrc.datamodules.datasets import example_digest
 from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler
+from robust_mrc.jobs.train import build_datamodule, train
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import load_checkpoint
-from robust_mrc.training import build_datamodule, train
 from tests.helpers import make_cfg
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,7 +179,7 @@ def test_sharded_length_grouped_sampler_covers_everything_in_equal_steps():
 def test_strategy_dict_builds_ddp_with_gloo_and_names_a_bad_strategy():
     from pytorch_lightning.strategies import DDPStrategy
 
-    from robust_mrc.runtime import build_strategy
+    from robust_mrc.trainer.build import build_strategy
 
     cfg = make_cfg("trainer=ddp_cpu")
     strategy = build_strategy(dict(cfg.trainer.strategy))
@@ -194,8 +194,7 @@ def test_slurm_tasks_get_the_slurm_environment_and_the_batch_end_requeue_on_sigu
 
     from lightning_fabric.plugins.environments import SLURMEnvironment
 
-    from robust_mrc.callbacks import RequeueOnSignal
-    from robust_mrc.runtime import cluster_callbacks, cluster_plugins
+    from robust_mrc.trainer.slurm import RequeueOnSignal, cluster_callbacks, cluster_plugins
 
     for key in [k for k in os.environ if k.startswith("SLURM_")]:
         monkeypatch.delenv(key)
@@ -213,7 +212,7 @@ def test_slurm_tasks_get_the_slurm_environment_and_the_batch_end_requeue_on_sigu
 def test_ddp_children_inherit_rank_zeros_run_dir(monkeypatch, tmp_path):
     from lightning_fabric.utilities.rank_zero import rank_zero_only
 
-    from robust_mrc import runtime
+    from robust_mrc.trainer import run_dir as runtime
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(runtime.RUN_DIR_ENV, "")  # unset at teardown (run_dir sets it)
@@ -229,11 +228,11 @@ def test_ddp_children_inherit_rank_zeros_run_dir(monkeypatch, tmp_path):
 def test_ckpt_path_last_takes_the_newest_of_last_and_hpc_checkpoints(tmp_path):
     import time
 
-    from robust_mrc.training import resolve_resume
+    from robust_mrc.jobs.train import resolve_resume
 
     ckpts = tmp_path / "checkpoints"
     ckpts.mkdir()
-    from robust_mrc.config_checks import ConfigError
+    from robust_mrc.config.checks import ConfigError
 
     with pytest.raises(ConfigError, match="ckpt_path=last: no checkpoint to resume from"):
         resolve_resume("last", ckpts, tmp_path)  # nothing yet: an error, not a silent fresh start
@@ -254,7 +253,7 @@ def test_ckpt_path_last_takes_the_newest_of_last_and_hpc_checkpoints(tmp_path):
 def _attack_counts_on_rank(rank: int, port: int, counts: dict, out: list) -> None:
     import torch.distributed as dist
 
-    from robust_mrc.callbacks import AttackCounts
+    from robust_mrc.trainer.callbacks import AttackCounts
 
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD)
     logged: dict = {}

@@ -200,7 +200,7 @@ class CrashingScorer(HandScorer):
 
 
 def test_an_interrupted_extraction_resumes_from_its_journal_and_gives_the_same_bank(tmp_path):
-    from robust_mrc.journal import Journal
+    from robust_mrc.core.journal import Journal
 
     examples = [mc(f"p{k}-0", question=f"Q{k}?") for k in range(5)]
     nbest = {f"Q{k}?": ["red apples", "blue bus ticket", f"market number {k}"] for k in range(5)}  # the answer first

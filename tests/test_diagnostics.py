@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from robust_mrc.data.examples import Answer, MCExample, SpanExample
-from robust_mrc.diagnostics import confidence as C
+from robust_mrc.diagnostics import calibration as C
 from robust_mrc.diagnostics import dpr as D
+from robust_mrc.diagnostics import drops as R
 from robust_mrc.diagnostics import error_analysis as A
 from robust_mrc.diagnostics import interference as M
-from robust_mrc.diagnostics import report as R
-from robust_mrc.diagnostics import votes as E
-from robust_mrc.diagnostics._io import PNG_MAGIC
+from robust_mrc.diagnostics.figures import PNG_MAGIC
+from robust_mrc.evaluation import ensemble as E
 from robust_mrc.metrics import confidence as K
 
 INF = math.inf

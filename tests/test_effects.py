@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import pytest
 
-from robust_mrc.training import train
+from robust_mrc.jobs.train import train
 from tests.helpers import make_cfg
 
 pytestmark = pytest.mark.slow

@@ -17,8 +17,8 @@ from robust_mrc.data.writers import write_examples  # noqa: E402
 from robust_mrc.evaluation.predict import Predictor  # noqa: E402
 from robust_mrc.evaluation.suites import SuiteConfigError  # noqa: E402
 from robust_mrc.jobs.evaluate import evaluate  # noqa: E402
+from robust_mrc.jobs.train import train  # noqa: E402
 from robust_mrc.metrics import question_f1  # noqa: E402
-from robust_mrc.training import train  # noqa: E402
 from tests.helpers import make_cfg  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"

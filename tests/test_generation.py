@@ -17,17 +17,17 @@ import torch
 
 from robust_mrc.attacks.apply import attack_example, build_attack
 from robust_mrc.attacks.pools import load_bank
-from robust_mrc.attacks.text import normalize
 from robust_mrc.banks.dg import build_bank, recase, select_for, tidy
-from robust_mrc.config_checks import ConfigError, check_config
+from robust_mrc.config.checks import ConfigError, check_config
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.sources import load_splits
+from robust_mrc.data.text import normalize
 from robust_mrc.datamodules.generation import IGNORE, DGCollator
 from robust_mrc.datamodules.lengths import TokenCounter
+from robust_mrc.jobs.train import train
 from robust_mrc.models import GenerationModule
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import CheckpointError, load_checkpoint
-from robust_mrc.training import train
 from tests.helpers import make_cfg
 
 REPO = Path(__file__).resolve().parents[1]

@@ -181,7 +181,7 @@ def v2_rows(prefix: str, n: int):
 
 def test_training_and_evaluation_tune_and_report_the_threshold(tmp_path):
     from robust_mrc.jobs.evaluate import evaluate
-    from robust_mrc.training import train
+    from robust_mrc.jobs.train import train
     from tests.helpers import make_cfg
 
     files = {
@@ -219,7 +219,7 @@ def test_training_and_evaluation_tune_and_report_the_threshold(tmp_path):
 
 
 def test_bad_span_settings_name_their_key():
-    from robust_mrc.config_checks import ConfigError, check_config
+    from robust_mrc.config.checks import ConfigError, check_config
     from tests.helpers import make_cfg
 
     with pytest.raises(ConfigError) as err:

@@ -16,9 +16,9 @@ from torch.utils.data import DistributedSampler
 from robust_mrc.data.synthetic import synthetic_splits
 from robust_mrc.datamodules.datasets import PolicyDataset
 from robust_mrc.datamodules.qa import QADataModule
+from robust_mrc.jobs.train import train
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.policies import AttackPolicy, PolicyConfigError, policy_from_config
-from robust_mrc.training import train
 from tests.helpers import make_cfg
 
 ROOT = Path(__file__).resolve().parents[1]

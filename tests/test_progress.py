@@ -8,10 +8,10 @@ import re
 import pytest
 import torch
 
-from robust_mrc.callbacks import LogProgress
 from robust_mrc.jobs.evaluate import evaluate
-from robust_mrc.runtime import progress_callbacks
-from robust_mrc.training import train
+from robust_mrc.jobs.train import train
+from robust_mrc.trainer.build import progress_callbacks
+from robust_mrc.trainer.callbacks import LogProgress
 from tests.helpers import make_cfg
 
 QUICK = ["model=tiny", "data.n_train=64", "data.n_val=16", "data.n_test=16", "trainer.max_epochs=2", "batch_size=16", "eval_batch_size=8"]
@@ -69,7 +69,7 @@ def test_the_train_rate_is_the_pace_now_and_leaves_validation_out(monkeypatch):
     weigh on the mean only), and neither counts the time spent validating inside the fit."""
     from types import SimpleNamespace
 
-    import robust_mrc.callbacks as callbacks
+    import robust_mrc.trainer.callbacks as callbacks
 
     clock = [0.0]
     monkeypatch.setattr(callbacks.time, "monotonic", lambda: clock[0])

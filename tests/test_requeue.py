@@ -1,5 +1,5 @@
 """SLURM's warning signal (SIGUSR1) during training: the checkpoint saved for the requeue resumes to
-the uninterrupted run, wherever in training the signal came (robust_mrc.callbacks.RequeueOnSignal).
+the uninterrupted run, wherever in training the signal came (robust_mrc.trainer.slurm.RequeueOnSignal).
 The SLURM scripts themselves run in tests/test_slurm.py, on a local cluster."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 import pytorch_lightning as pl
 import torch
 
-import robust_mrc.training as training
-from robust_mrc.callbacks import RequeueOnSignal
-from robust_mrc.training import train
+import robust_mrc.jobs.train as training
+from robust_mrc.jobs.train import train
+from robust_mrc.trainer.slurm import RequeueOnSignal
 from tests.helpers import make_cfg
 
 # 48 examples in batches of 8: 6 steps an epoch, 12 in all; dropout on, so the random state matters

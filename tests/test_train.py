@@ -11,7 +11,7 @@ import torch
 from omegaconf import OmegaConf
 
 from robust_mrc.jobs.evaluate import CheckpointError, evaluate
-from robust_mrc.training import train
+from robust_mrc.jobs.train import train
 from tests.helpers import make_cfg
 
 MC_RUN = ["model=tiny", "data.n_train=200", "data.n_val=100", "data.n_test=100", "trainer.max_epochs=2", "batch_size=32"]
@@ -103,7 +103,7 @@ def test_wandb_logger_runs_offline(tmp_path, monkeypatch):
 
 
 def test_resume_without_a_checkpoint_says_so(tmp_path):
-    from robust_mrc.config_checks import ConfigError
+    from robust_mrc.config.checks import ConfigError
 
     with pytest.raises(ConfigError) as excinfo:
         train(make_cfg(*QUICK, "ckpt_path=last", f"output_dir={tmp_path}"))
@@ -144,7 +144,7 @@ def _weights(run: Path) -> dict:
 
 
 def _interrupted_then_resumed(tmp_path, monkeypatch, name: str) -> Path:
-    import robust_mrc.training as training
+    import robust_mrc.jobs.train as training
 
     run = tmp_path / name
     real = training.build_trainer
@@ -165,7 +165,7 @@ def test_resume_with_dropout_equals_an_uninterrupted_run(tmp_path, monkeypatch):
     a, b = _weights(whole), _weights(resumed)
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     # the test can fail: without the saved random state the resumed epoch draws other dropout masks
-    from robust_mrc.rng_state import RandomStateCheckpoint
+    from robust_mrc.trainer.rng_state import RandomStateCheckpoint
 
     monkeypatch.setattr(RandomStateCheckpoint, "load_state_dict", lambda self, state: None)
     c = _weights(_interrupted_then_resumed(tmp_path, monkeypatch, "no_rng"))
@@ -192,7 +192,7 @@ MID_EPOCH = [*DROPOUT, "batch_size=8", "checkpoint_every_n_steps=2"]
 
 
 def _crashed_then_resumed(tmp_path, monkeypatch, name: str, extra: tuple = ()) -> Path:
-    import robust_mrc.training as training
+    import robust_mrc.jobs.train as training
 
     run = tmp_path / name
     real = training.build_trainer

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from robust_mrc.training import train
+from robust_mrc.jobs.train import train
 from tests.helpers import make_cfg
 
 pytest.importorskip("wandb")

@@ -36,8 +36,8 @@ import yaml
 from robust_mrc.attacks import list_attacks
 from robust_mrc.attacks.apply import AttackSpecError, attack_example, build_attack
 from robust_mrc.attacks.base import AttackUnavailable
-from robust_mrc.config_checks import SEARCH_PRECISIONS
 from robust_mrc.data.examples import MCExample
+from robust_mrc.models.scoring import SEARCH_PRECISIONS
 
 _OWN_KEYS = {
     "attack",
@@ -124,9 +124,9 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int,
     search's journal (``<out>.partial.jsonl``: run again after a crash, the search goes on from its
     last finished group; remove it with ``finish()`` once ``out`` is written)."""
     from robust_mrc.attacks.search import run_search, searches
+    from robust_mrc.core.journal import file_identity
     from robust_mrc.evaluation.cache import checkpoint_key
     from robust_mrc.evaluation.search_journal import SearchJournal
-    from robust_mrc.journal import file_identity
     from robust_mrc.models.backbone import load_tokenizer
     from robust_mrc.models.checkpoints import load_checkpoint
     from robust_mrc.models.scoring import ModelScorer

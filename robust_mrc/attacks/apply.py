@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from robust_mrc.attacks.base import Attack, AttackContext, example_rng, get_attack
-from robust_mrc.errors import UserError
+from robust_mrc.core.errors import UserError
 
 
 class AttackSpecError(UserError, ValueError):
@@ -61,17 +61,21 @@ class AttackSpec:
 
 
 ATTACKS_DIR = Path(__file__).resolve().parent
+TEXT_HELPERS = (ATTACKS_DIR.parent / "data" / "text.py",)
 
 
 @functools.lru_cache(maxsize=4)
 def attacks_code_digest(root: Path = ATTACKS_DIR) -> str:
     """A digest of the attack code (every ``.py`` under ``robust_mrc/attacks``, word lists and
-    rules included, but not the command line ``__main__.py``, which attacks nothing itself):
+    rules included, but not the command line ``__main__.py``, which attacks nothing itself; and
+    ``robust_mrc/data/text.py``, the word splitting they use):
     cached attacked sets carry it in their fingerprint, so a version of the package that attacks
     differently never reuses sets made by another."""
     h = hashlib.blake2b(digest_size=12)
     for path in sorted(p for p in root.rglob("*.py") if p.relative_to(root).as_posix() != "__main__.py"):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in TEXT_HELPERS:  # the word splitting and normalisation the attacks use
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from robust_mrc.core.errors import UserError
 from robust_mrc.data.examples import MCExample, SpanExample
-from robust_mrc.errors import UserError
 
 TASKS = ("mc", "span")
 _REGISTRY: dict[tuple[str, str], type[Attack]] = {}

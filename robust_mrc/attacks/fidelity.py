@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from robust_mrc.attacks.apply import attack_example
 from robust_mrc.attacks.base import Attack, example_rng
-from robust_mrc.attacks.text import TOKEN_RE, WORD_RE, jaccard, normalize
+from robust_mrc.data.text import TOKEN_RE, WORD_RE, jaccard, normalize
 from robust_mrc.papers import cite
 
 # (attack, task) -> statistic -> (the paper's figure, where it is stated)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import importlib
 
 from robust_mrc.attacks.base import Attack, AttackUnavailable, register
+from robust_mrc.attacks.editing import sentence_spans
 from robust_mrc.attacks.span.common import protector, remap_answers
-from robust_mrc.attacks.text import sentence_spans
 from robust_mrc.papers import cite
 
 NO_PARAPHRASER = (

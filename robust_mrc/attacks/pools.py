@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from robust_mrc.attacks.text import normalize
 from robust_mrc.data.examples import MCExample
+from robust_mrc.data.text import normalize
 from robust_mrc.data.writers import atomic_write_text
 
 
@@ -100,7 +100,7 @@ def describe_source(source) -> str:
     names no file as it is, anything else as what was given in memory and its size."""
     if isinstance(source, (str, Path)):
         if Path(source).is_file():
-            from robust_mrc.evaluation.cache import file_digest
+            from robust_mrc.core.files import file_digest
 
             return f"{source} ({file_digest(source)})"
         return str(source)

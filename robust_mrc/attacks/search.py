@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from robust_mrc.attacks.apply import AttackedSet
 from robust_mrc.attacks.base import Attack, example_rng
-from robust_mrc.progress import clock
+from robust_mrc.core.clock import clock
 
 
 @dataclass(frozen=True)

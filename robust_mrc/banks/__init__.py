@@ -11,7 +11,7 @@
   generator=CKPT``.
 """
 
-from robust_mrc.errors import UserError
+from robust_mrc.core.errors import UserError
 
 
 class BankError(UserError, ValueError):

@@ -246,8 +246,8 @@ def _child(request_path: str) -> int:
     from robust_mrc.attacks.pools import write_bank
     from robust_mrc.banks.de import build_de_bank
     from robust_mrc.banks.stats import bank_stats
+    from robust_mrc.data.writers import atomic_write_json
     from robust_mrc.evaluation.cache import example_from_dict
-    from robust_mrc.runtime import atomic_write_json
 
     logging.basicConfig(level=logging.INFO, format="[%(name)s] %(message)s", stream=sys.stdout, force=True)
     req = json.loads(Path(request_path).read_text())
@@ -322,9 +322,9 @@ def dg_bank(
     from robust_mrc.attacks.pools import write_bank
     from robust_mrc.banks.dg import build_dg_bank
     from robust_mrc.banks.stats import bank_stats
+    from robust_mrc.core.journal import Journal
+    from robust_mrc.data.writers import atomic_write_json
     from robust_mrc.evaluation.cache import examples_digest, file_digest, fingerprint
-    from robust_mrc.journal import Journal
-    from robust_mrc.runtime import atomic_write_json
 
     generator = Path(generator)
     if not generator.is_file():

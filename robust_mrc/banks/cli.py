@@ -55,7 +55,7 @@ def compose(overrides: Sequence[str], config_name: str = "config") -> DictConfig
     from hydra.errors import HydraException, OverrideParseException
     from omegaconf.errors import OmegaConfBaseException
 
-    from robust_mrc.cli import register_resolvers
+    from robust_mrc.config.cli import register_resolvers
 
     if not (CONF / f"{config_name}.yaml").is_file():
         raise BankError(f"{CONF}/{config_name}.yaml is missing: run the bank builders from a robust-mrc checkout")

@@ -9,7 +9,7 @@ own span model, end to end:
    inserted at a random word position of its passage (``robust_mrc.banks.span_data``, hashed per
    example from ``seed``), written as SQuAD v1.1 files in ``work_dir/span_data/`` (train and,
    when the data has one, validation; else 10 % of the passages of train are held out).
-2. The span module is trained on it by ``robust_mrc.training.train`` (``task=span
+2. The span module is trained on it by ``robust_mrc.jobs.train.train`` (``task=span
    data=squad_local``, the other ``KEY=VALUE`` arguments as for ``train.py``: ``model=``,
    ``trainer.*``, ``batch_size``, ``task.max_length``, ...), run directory ``work_dir/train``
    unless ``output_dir=`` is given. ``ckpt=PATH`` skips steps 1-2 and uses that span checkpoint.
@@ -19,7 +19,7 @@ own span model, end to end:
    rank order (white space collapsed, leading punctuation and a speaker's tag "W:" dropped:
    :func:`span_text`) through the DE rules (:func:`robust_mrc.attacks.mc.distractors.filter_spans`, shared with
    the model-free stand-in ``de_lexical``) and the first ``n_options - 1`` kept.
-   The n-best lists read are journaled in ``<out>.partial.jsonl`` (:mod:`robust_mrc.journal`):
+   The n-best lists read are journaled in ``<out>.partial.jsonl`` (:mod:`robust_mrc.core.journal`):
    after a crash or preemption in this pass, the same command with ``ckpt=`` the extractor's
    checkpoint (``WORK_DIR/train/checkpoints/best.ckpt``) reads only the questions left.
 4. The bank ``out`` (JSONL ``{"id", "distractors"}``, every question, possibly with fewer
@@ -50,13 +50,13 @@ from pathlib import Path
 from omegaconf import DictConfig, open_dict
 
 from robust_mrc.attacks.mc.distractors import filter_spans
-from robust_mrc.attacks.text import WORD_RE
 from robust_mrc.banks import BankError
 from robust_mrc.banks.cli import compose, parse_splits, split_arguments
 from robust_mrc.banks.span_data import query_example, write_span_data
 from robust_mrc.banks.stats import bank_stats, collapse_warning, format_stats
+from robust_mrc.core.journal import Journal, file_identity
 from robust_mrc.data.examples import MCExample
-from robust_mrc.journal import Journal, file_identity
+from robust_mrc.data.text import WORD_RE
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ def span_training_config(overrides: Sequence[str]) -> DictConfig:
 def train_extractor(splits: dict[str, list], seed: int, cfg: DictConfig, work_dir: Path, name: str) -> tuple[str, dict]:
     """Steps 1-2 of the module doc with the training config ``cfg`` (its data replaced by the
     span files): the span checkpoint's path and what the training gave."""
-    from robust_mrc.training import train
+    from robust_mrc.jobs.train import train
 
     span_dir = work_dir / "span_data"
     data_info = {"train": write_span_data(splits["train"], span_dir / "train.json", seed)}
@@ -292,7 +292,7 @@ def run(argv: Sequence[str]) -> dict:
     """Run the module doc's steps for the command-line arguments ``argv``; return the statistics."""
     from robust_mrc.attacks.pools import write_bank
     from robust_mrc.data.sources import load_splits
-    from robust_mrc.runtime import atomic_write_json
+    from robust_mrc.data.writers import atomic_write_json
 
     own, data_overrides, training_overrides = split_arguments(argv, OWN_KEYS)
     if not own.get("out"):
@@ -354,7 +354,7 @@ def run(argv: Sequence[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from robust_mrc.cli import run_command
+    from robust_mrc.config.cli import run_command
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if any(a in ("-h", "--help", "help") for a in argv):

@@ -4,7 +4,7 @@ A Distractor Generation bank made by the project's own generator (AdvRACE's DG, 
 
 1. the generator: ``ckpt=`` (a ``task=dg`` checkpoint, loaded weights-only through
    :func:`robust_mrc.models.checkpoints.load_checkpoint`), else one trained here by
-   :func:`robust_mrc.training.train` with ``task=dg`` (every ``train.py`` key applies);
+   :func:`robust_mrc.jobs.train.train` with ``task=dg`` (every ``train.py`` key applies);
 2. for every question of ``splits``: beam search with ``beams`` beams (50), at most
    ``task.max_new_tokens`` (20) new tokens, no repeated unigrams (``task.no_repeat_ngram_size=1``),
    all beams returned, best first; uncased output is re-cased from the question's own text;
@@ -17,7 +17,7 @@ A Distractor Generation bank made by the project's own generator (AdvRACE's DG, 
    both written atomically.
 
 Each batch of finished questions is appended to ``<out>.partial.jsonl``
-(:mod:`robust_mrc.journal`): the same command run again after a crash or preemption goes on
+(:mod:`robust_mrc.core.journal`): the same command run again after a crash or preemption goes on
 with the questions not yet done (same checkpoint file and settings; else it starts afresh). With
 training, ``output_dir=DIR ckpt_path=last_or_new`` makes the training part resume too.
 """
@@ -37,13 +37,13 @@ from omegaconf import DictConfig
 
 from robust_mrc.attacks.mc.diverse import select_diverse
 from robust_mrc.attacks.pools import write_bank
-from robust_mrc.attacks.text import WORD_RE, normalize
 from robust_mrc.banks.stats import bank_stats, collapse_warning, format_stats
-from robust_mrc.config_checks import SPLITS, ConfigError, check_config
+from robust_mrc.config.checks import SPLITS, ConfigError, check_config
+from robust_mrc.core.clock import clock
+from robust_mrc.core.journal import Journal, file_identity
 from robust_mrc.data.examples import MCExample
+from robust_mrc.data.text import WORD_RE, normalize
 from robust_mrc.data.writers import atomic_write_text, output_path_problem
-from robust_mrc.journal import Journal, file_identity
-from robust_mrc.progress import clock
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +229,7 @@ def load_generator(cfg: DictConfig):
     """The generator of ``ckpt=``, else of a ``train(cfg)`` run (its best checkpoint); with its path."""
     path = cfg.ckpt
     if not path:
-        from robust_mrc.training import train
+        from robust_mrc.jobs.train import train
 
         path = train(cfg)["ckpt_path"]
         if not path:
@@ -322,7 +322,7 @@ def build_bank(cfg: DictConfig) -> dict:
 def main() -> None:
     import hydra
 
-    from robust_mrc.cli import register_resolvers, run_command
+    from robust_mrc.config.cli import register_resolvers, run_command
 
     register_resolvers()
 

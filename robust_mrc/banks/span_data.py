@@ -21,9 +21,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from robust_mrc.attacks.base import example_rng
-from robust_mrc.attacks.text import normalize
 from robust_mrc.banks import BankError
 from robust_mrc.data.examples import Answer, MCExample, SpanExample
+from robust_mrc.data.text import normalize
 from robust_mrc.data.writers import write_examples
 
 SALT = "de_span_data"

@@ -29,8 +29,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
-from robust_mrc.attacks.text import jaccard, normalize
 from robust_mrc.data.examples import MCExample
+from robust_mrc.data.text import jaccard, normalize
 
 
 def usable_distractors(candidates: Sequence[str], ex: MCExample) -> list[str]:

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from robust_mrc.errors import UserError
+from robust_mrc.core.errors import UserError
 
 log = logging.getLogger(__name__)
 

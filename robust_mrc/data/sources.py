@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from robust_mrc.core.errors import UserError
 from robust_mrc.data.examples import MCExample, SpanExample
-from robust_mrc.errors import UserError
 
 log = logging.getLogger(__name__)
 

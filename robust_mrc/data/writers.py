@@ -24,9 +24,10 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
+from robust_mrc.core.errors import UserError
 from robust_mrc.data.examples import LETTERS, MCExample, SpanExample
-from robust_mrc.errors import UserError
 
 WRITE_FORMATS = ("race_jsonl", "race_original", "dream", "squad")
 
@@ -231,3 +232,7 @@ def _squad(examples: Sequence[SpanExample]) -> dict:
             for title, paragraphs in articles.items()
         ],
     }
+
+
+def atomic_write_json(path: str | Path, obj: Any) -> Path:
+    return atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n")

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import torch
 
-from robust_mrc.attacks.text import normalize
 from robust_mrc.data.examples import MCExample
+from robust_mrc.data.text import normalize
 
 #: the data a ``dg`` task reads: multiple-choice sets
 DATA_TASK = "mc"

@@ -355,7 +355,7 @@ def error_rows(
     Sets follow ``records_by_set``'s order, questions the examples' order. ``wrong`` is ``not
     record_correct(record, metric)``: a wrong option (multiple choice), no exact match of a gold
     answer under ``metric`` (span). A record that cannot be scored (no gold) is left out."""
-    from robust_mrc.diagnostics.report import record_correct
+    from robust_mrc.diagnostics.drops import record_correct
 
     rows = []
     for set_name, records in records_by_set.items():

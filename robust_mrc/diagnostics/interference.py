@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from robust_mrc.data.writers import atomic_write_text
-from robust_mrc.diagnostics._io import new_figure, save_png
+from robust_mrc.diagnostics.figures import new_figure, save_png
 
 __all__ = [
     "interference_scores",
@@ -116,7 +116,7 @@ def interference_scores(
 
 def _default_normalize(text: str) -> str:
     # the normalization OptionPool uses to drop duplicate options: same notion of "identical"
-    from robust_mrc.attacks.text import normalize
+    from robust_mrc.data.text import normalize
 
     return normalize(text)
 
@@ -133,7 +133,7 @@ def pool_exclusion_mask(
 
     A pair is excluded when the normalized pool option equals one of the question's own normalized
     options (seed 002: "none of the options in O_A was identical to any of the original options").
-    ``normalize`` defaults to :func:`robust_mrc.attacks.text.normalize` (lower case, word
+    ``normalize`` defaults to :func:`robust_mrc.data.text.normalize` (lower case, word
     characters only, white space collapsed), the rule :class:`~robust_mrc.attacks.pools.OptionPool`
     uses for duplicates. With ``own_sources`` (one key per question, e.g. a passage key) and
     ``pool_sources`` (one per pool option), a pair is also excluded when both keys are non-empty

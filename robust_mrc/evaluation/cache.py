@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from robust_mrc.core.files import file_digest
 from robust_mrc.data.examples import Answer, Edit, MCExample, SpanExample
 from robust_mrc.data.writers import atomic_write_bytes, write_problem
 
@@ -46,15 +47,6 @@ DAMAGED = (OSError, EOFError, zlib.error, ValueError, KeyError, TypeError)
 
 def _digest(data: bytes, size: int = 12) -> str:
     return hashlib.blake2b(data, digest_size=size).hexdigest()
-
-
-def file_digest(path: str | Path) -> str:
-    """Digest of a file's bytes (streamed)."""
-    h = hashlib.blake2b(digest_size=12)
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _canonical(obj: Any) -> Any:

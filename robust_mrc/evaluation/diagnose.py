@@ -25,10 +25,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from robust_mrc.diagnostics import confidence as conf_mod
+from robust_mrc.diagnostics import calibration as conf_mod
 from robust_mrc.diagnostics import error_analysis as err_mod
 from robust_mrc.diagnostics.dpr import different_prediction_ratio
-from robust_mrc.diagnostics.report import record_correct
+from robust_mrc.diagnostics.drops import record_correct
 from robust_mrc.evaluation.suites import CLEAN
 from robust_mrc.metrics.confidence import mc_confidence
 

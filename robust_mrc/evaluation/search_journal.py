@@ -1,5 +1,5 @@
 """The journal of a model-in-the-loop search (:func:`robust_mrc.attacks.search.run_search`): each
-lockstep group of searches, as it finishes, one line of a :class:`robust_mrc.journal.Journal`, so
+lockstep group of searches, as it finishes, one line of a :class:`robust_mrc.core.journal.Journal`, so
 that a search stopped after hours (AddAny over a thousand questions) goes on from its last group.
 Used by evaluation suites (``searches/`` in the evaluation cache) and by ``python -m
 robust_mrc.attacks apply ckpt=...`` (``<out>.partial.jsonl``). A journal that cannot be written
@@ -12,8 +12,8 @@ import logging
 from pathlib import Path
 
 from robust_mrc.attacks.search import SearchGroup
+from robust_mrc.core.journal import Journal
 from robust_mrc.evaluation.cache import example_from_dict, example_to_dict
-from robust_mrc.journal import Journal
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,7 @@ are cached under ``cache_dir`` by a fingerprint of (clean examples, attack, para
 files they name, seed, the attacks' resources, and for model sets the checkpoint), so a second
 evaluation reads them back instead of attacking again. A model set's search journals each finished
 lockstep group (``searches/<name>-<fingerprint>.partial.jsonl`` in the cache,
-:mod:`robust_mrc.journal`): an evaluation stopped in the middle of an hours-long AddAny search goes on
+:mod:`robust_mrc.core.journal`): an evaluation stopped in the middle of an hours-long AddAny search goes on
 from the last group when run again.
 """
 
@@ -49,7 +49,7 @@ from typing import Any
 from robust_mrc.attacks.apply import AttackSpecError, attack_examples, attacks_code_digest, build_attack
 from robust_mrc.attacks.resources import environment
 from robust_mrc.attacks.search import run_search, searches
-from robust_mrc.errors import UserError
+from robust_mrc.core.errors import UserError
 from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
 from robust_mrc.evaluation.search_journal import SearchJournal
 
@@ -291,9 +291,9 @@ def _count_unchanged(clean: Sequence, attacked: Sequence) -> int:
 
 
 def _external_set(spec: SetSpec, task: str, strict: bool, clean: Sequence) -> EvalSet:
+    from robust_mrc.core.files import file_digest
     from robust_mrc.data.examples import MCExample, SpanExample
     from robust_mrc.data.readers import load_examples
-    from robust_mrc.evaluation.cache import file_digest
 
     path = Path(spec.file).expanduser()
     if not path.exists():

@@ -20,8 +20,9 @@ from typing import Any
 import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
-from robust_mrc.config_checks import check_config
+from robust_mrc.config.checks import check_config
 from robust_mrc.data.sources import load_splits
+from robust_mrc.data.writers import atomic_write_json, atomic_write_text
 from robust_mrc.datamodules.qa import make_collator, prediction_loader
 from robust_mrc.datamodules.span import resolve_span_task
 from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
@@ -35,7 +36,8 @@ from robust_mrc.models.scoring import ModelScorer
 from robust_mrc.models.span_decoding import apply_no_answer
 from robust_mrc.reports.robustness import build_report, headline_metrics, report_rows, write_report
 from robust_mrc.reports.tables import format_table
-from robust_mrc.runtime import atomic_write_json, atomic_write_text, build_trainer, run_dir
+from robust_mrc.trainer.build import build_trainer
+from robust_mrc.trainer.run_dir import run_dir
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +244,7 @@ def write_outputs(cfg: DictConfig, report: dict, predictions: dict, names: list[
     atomic_write_json(out / "predictions.json", predictions[first][CLEAN])
     files = write_report(report, out)
     if cfg.wandb:
-        from robust_mrc.tracking import log_evaluation
+        from robust_mrc.trainer.wandb import log_evaluation
 
         images = [files["png"], *sorted(out.glob("reliability_*.png")), *sorted(out.glob("magnet_screening/*/*/magnet_scores.png"))]
         log_evaluation(cfg, report, report_rows(report), images, out)

@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 
 import torch
 
-from robust_mrc.errors import UserError
+from robust_mrc.core.errors import UserError
 
 log = logging.getLogger(__name__)
 

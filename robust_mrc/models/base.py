@@ -16,7 +16,7 @@ from typing import Any
 
 import pytorch_lightning as pl
 
-from robust_mrc.distributed import gather_objects
+from robust_mrc.core.distributed import gather_objects
 from robust_mrc.models.backbone import load_backbone
 from robust_mrc.models.optim import build_optimizer
 

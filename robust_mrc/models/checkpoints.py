@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from robust_mrc.errors import UserError
+from robust_mrc.core.errors import UserError
 from robust_mrc.models import MODULES
 
 # what a checkpoint may say about its model and its preprocessing

@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 from transformers.modeling_outputs import BaseModelOutput
 
-from robust_mrc.attacks.text import normalize
+from robust_mrc.data.text import normalize
 from robust_mrc.datamodules.generation import IGNORE
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.base import QAModule

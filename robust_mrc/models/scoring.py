@@ -24,7 +24,6 @@ from collections.abc import Sequence
 import torch
 
 from robust_mrc.attacks.search import Prediction
-from robust_mrc.config_checks import SEARCH_PRECISIONS
 from robust_mrc.datamodules.qa import make_collator
 
 
@@ -36,6 +35,9 @@ def softmax_nbest(nbest: Sequence[Sequence]) -> tuple[tuple[str, float], ...]:
     weights = [math.exp(float(s) - top) for _, s in nbest]
     total = sum(weights)
     return tuple((str(t), w / total) for (t, _), w in zip(nbest, weights))
+
+
+SEARCH_PRECISIONS = ("32", "bf16")  # the forward passes of the model-in-the-loop searches: float32 | bf16 autocast
 
 
 class ModelScorer:

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from robust_mrc.data.writers import atomic_write_text
-from robust_mrc.diagnostics._io import new_figure, save_png
 from robust_mrc.diagnostics.dpr import different_prediction_ratio
-from robust_mrc.diagnostics.report import relative_drop
+from robust_mrc.diagnostics.drops import relative_drop
+from robust_mrc.diagnostics.figures import new_figure, save_png
 from robust_mrc.metrics.adversarial import adversarial_scores, original_id
 from robust_mrc.reports.diagnostic_tables import diagnostics_markdown
 from robust_mrc.reports.intervals import bootstrap_ci, question_scores

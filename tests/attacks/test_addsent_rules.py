@@ -15,7 +15,7 @@ import pytest
 
 from robust_mrc.attacks.span.addsent import declarative
 from robust_mrc.attacks.span.addsent import statement as S
-from robust_mrc.attacks.text import TOKEN_RE, as_statement
+from robust_mrc.data.text import TOKEN_RE, as_statement
 
 CASES = [
     (S.in_what_did, "In what year did Tesla move to Paris?", "1962", "In 1962, Tesla moved to Paris"),

@@ -129,8 +129,8 @@ def test_apply_with_a_checkpoint_resumes_an_interrupted_search(tmp_path, monkeyp
     an uninterrupted run writes; the journal is gone once the file is written."""
     from robust_mrc.data.synthetic import synthetic_splits
     from robust_mrc.data.writers import write_examples
+    from robust_mrc.jobs.train import train
     from robust_mrc.models.scoring import ModelScorer
-    from robust_mrc.training import train
     from tests.helpers import make_cfg
 
     tiny = ["task=span", "model=tiny", "data.n_train=16", "data.n_val=8", "data.n_test=0", "trainer.max_epochs=1", "test_after_fit=false"]

@@ -10,8 +10,8 @@ from attack_samples import PASSAGE
 
 from robust_mrc.attacks import AttackUnavailable, ResourceMissing, example_rng, get_attack, list_attacks
 from robust_mrc.attacks.pools import OptionPool
-from robust_mrc.attacks.text import normalize, words
 from robust_mrc.data.examples import MCExample
+from robust_mrc.data.text import normalize, words
 
 MC_ATTACKS = {
     "addsent",

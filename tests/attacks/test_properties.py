@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from robust_mrc.attacks import example_rng, get_attack
 from robust_mrc.attacks.span.common import answer_sentences
-from robust_mrc.attacks.text import normalize
 from robust_mrc.data.examples import Answer, MCExample, SpanExample
+from robust_mrc.data.text import normalize
 
 WORDS = [
     "school",

@@ -7,7 +7,7 @@ import pytest
 from robust_mrc.attacks import example_rng, get_attack
 from robust_mrc.attacks.__main__ import attack_stats
 from robust_mrc.attacks.span.common import answer_sentences
-from robust_mrc.attacks.text import normalize
+from robust_mrc.data.text import normalize
 
 N = 150
 

@@ -188,7 +188,7 @@ def test_spacy_tagger_maps_universal_tags(fresh):
 
 def test_word_lists_have_one_home():
     import robust_mrc.attacks.mc.addsent as mc_addsent
-    import robust_mrc.attacks.text as text
+    import robust_mrc.data.text as text
     from robust_mrc.attacks.span.addsent import alter, attacks, fakes, grammar, statement
 
     lists = ("_ABBREVIATIONS", "_IRREGULAR", "_PREPS", "_PLACE_PREPS", "_MONTHS", "_NUMBER_WORDS", "_NEGATABLE_AUX", "_WH", "_NP_WORDS")

@@ -9,7 +9,7 @@ import pytest
 from robust_mrc.attacks import AttackUnavailable, example_rng, get_attack, list_attacks
 from robust_mrc.attacks.span.addsent import declarative, fake_answers
 from robust_mrc.attacks.span.common import answer_sentences, answer_spans
-from robust_mrc.attacks.text import TOKEN_RE, word_spans, words
+from robust_mrc.data.text import TOKEN_RE, word_spans, words
 
 SPAN_ATTACKS = {"addsent", "addonesent", "addsentmod", "addany", "addcommon", "random_words", "char_noise", "word_noise", "paraphrase"}
 

@@ -29,9 +29,10 @@ import random
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
+from robust_mrc.attacks.editing import insert_at, match_case, sentence_boundaries
 from robust_mrc.attacks.replacements import nearest_different, nearest_name
-from robust_mrc.attacks.text import TOKEN_RE, as_statement, insert_at, match_case, sentence_boundaries
 from robust_mrc.data.cloze import fill_blank, has_blank
+from robust_mrc.data.text import TOKEN_RE, as_statement
 from robust_mrc.papers import cite
 
 log = logging.getLogger(__name__)

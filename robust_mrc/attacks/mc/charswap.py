@@ -16,7 +16,7 @@ import random
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
-from robust_mrc.attacks.text import WORD_RE
+from robust_mrc.data.text import WORD_RE
 from robust_mrc.papers import cite
 
 

@@ -11,8 +11,9 @@ What it promises: question, options and label unchanged.
 from __future__ import annotations
 
 from robust_mrc.attacks.base import Attack, register
-from robust_mrc.attacks.text import as_statement, insert_at, sentence_boundaries
+from robust_mrc.attacks.editing import insert_at, sentence_boundaries
 from robust_mrc.data.cloze import fill_blank, has_blank
+from robust_mrc.data.text import as_statement
 from robust_mrc.papers import cite
 
 

@@ -50,9 +50,10 @@ from typing import ClassVar
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, get_attack, register
+from robust_mrc.attacks.editing import sentence_spans, stems
 from robust_mrc.attacks.mc.diverse import select_diverse
 from robust_mrc.attacks.pools import OptionPool, describe_pool, describe_source, load_bank, passage_key, pool_for
-from robust_mrc.attacks.text import WORD_RE, jaccard, normalize, sentence_spans, stems
+from robust_mrc.data.text import WORD_RE, jaccard, normalize
 from robust_mrc.papers import cite
 
 log = logging.getLogger(__name__)

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from robust_mrc.attacks.text import jaccard, normalize
+from robust_mrc.data.text import jaccard, normalize
 
 MAX_SIMILARITY = 0.5
 
 
 def token_set(text: str) -> set[str]:
-    """The words of ``text`` after :func:`~robust_mrc.attacks.text.normalize` (case and punctuation dropped)."""
+    """The words of ``text`` after :func:`~robust_mrc.data.text.normalize` (case and punctuation dropped)."""
     return set(normalize(text).split())
 
 

@@ -28,8 +28,8 @@ import re
 
 from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, register
 from robust_mrc.attacks.pools import OptionPool, describe_pool, passage_key, pool_for
-from robust_mrc.attacks.text import normalize
 from robust_mrc.data.examples import MAX_OPTIONS
+from robust_mrc.data.text import normalize
 from robust_mrc.papers import cite
 
 log = logging.getLogger(__name__)

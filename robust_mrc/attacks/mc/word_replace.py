@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
-from robust_mrc.attacks.text import WORD_RE, match_case
+from robust_mrc.attacks.editing import match_case
+from robust_mrc.data.text import WORD_RE
 from robust_mrc.papers import cite
 
 

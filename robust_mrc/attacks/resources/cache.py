@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from robust_mrc.errors import UserError
+from robust_mrc.core.errors import UserError
 
 
 class ResourceMissing(UserError, RuntimeError):

@@ -29,7 +29,7 @@ from __future__ import annotations
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, AttackUnavailable, register
 from robust_mrc.attacks.span.common import contains_answer, insert_sentence, insertion_point
-from robust_mrc.attacks.text import WORD_RE
+from robust_mrc.data.text import WORD_RE
 from robust_mrc.metrics import question_f1
 from robust_mrc.papers import cite
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from robust_mrc.attacks.text import insert_at, sentence_boundaries, sentence_spans
+from robust_mrc.attacks.editing import insert_at, sentence_boundaries, sentence_spans
 from robust_mrc.data.examples import Answer, SpanExample
 
 

@@ -9,7 +9,8 @@ reverse) or that already occurs in the question is rejected.
 from __future__ import annotations
 
 from robust_mrc.attacks import resources as R
-from robust_mrc.attacks.text import TOKEN_RE, match_case
+from robust_mrc.attacks.editing import match_case
+from robust_mrc.data.text import TOKEN_RE
 
 # AddSent's special swaps, both ways (an attack-specific table, not an English word list)
 SWAPS: dict[str, str] = {}

@@ -15,7 +15,7 @@ from robust_mrc.attacks.span.addsent.alter import alter_question
 from robust_mrc.attacks.span.addsent.fakes import fake_answers
 from robust_mrc.attacks.span.addsent.statement import declarative
 from robust_mrc.attacks.span.common import contains_answer, insert_sentence, insertion_point
-from robust_mrc.attacks.text import as_statement
+from robust_mrc.data.text import as_statement
 from robust_mrc.metrics import question_f1
 from robust_mrc.papers import cite
 

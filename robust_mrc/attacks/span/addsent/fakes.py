@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 
 from robust_mrc.attacks import resources as R
+from robust_mrc.attacks.editing import match_case
 from robust_mrc.attacks.span.addsent.alter import change_first_digit
-from robust_mrc.attacks.text import TOKEN_RE, match_case, normalize
+from robust_mrc.data.text import TOKEN_RE, normalize
 
 # entity cue words and wh-phrases of AddSent's fake-answer rules (attack-specific tables)
 _ORG_CUES = frozenset(

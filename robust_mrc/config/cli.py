@@ -1,7 +1,7 @@
 """Command-line plumbing of ``train.py`` and ``evaluate.py``: a user's mistake as one line, and
 run directories that two runs never share. Light on imports: loaded before Hydra composes.
 
-:func:`run_command` prints a user error (:class:`robust_mrc.errors.UserError`) as ``Error: <message>`` on stderr and
+:func:`run_command` prints a user error (:class:`robust_mrc.core.errors.UserError`) as ``Error: <message>`` on stderr and
 exits with status 1, without a traceback; ``HYDRA_FULL_ERROR=1`` raises it as it is, and Hydra
 prints the whole traceback. Other exceptions are bugs and keep their traceback.
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from robust_mrc.errors import UserError
+from robust_mrc.core.errors import UserError
 
 
 def is_user_error(error: BaseException) -> bool:

@@ -11,3 +11,7 @@ from __future__ import annotations
 
 class UserError(Exception):
     """An error caused by the user's input (file, config key, environment); the message names it."""
+
+
+class ConfigError(UserError, ValueError):
+    """Config values that cannot work; the message names each key and what it accepts."""

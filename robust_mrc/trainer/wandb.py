@@ -30,7 +30,7 @@ import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc.data.examples import LETTERS, MCExample
-from robust_mrc.diagnostics.report import record_correct, relative_drop
+from robust_mrc.diagnostics.drops import record_correct, relative_drop
 from robust_mrc.reports.robustness import what_ran
 
 log = logging.getLogger(__name__)

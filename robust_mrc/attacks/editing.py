@@ -1,27 +1,15 @@
-"""Small text helpers shared by the attacks: word spans, sentence spans, insertion, casing."""
+"""The attacks' text editing: sentence spans (abbreviations are no sentence end), insertion at a
+sentence boundary with the answer offsets' shift, casing, content words and their stems."""
 
 from __future__ import annotations
 
 import re
 
 from robust_mrc.attacks.resources import ABBREVIATIONS, STOPWORDS, stem
+from robust_mrc.data.text import words
 
-WORD_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)*|\d+(?:[.,:]\d+)*")
-TOKEN_RE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)*|\d+(?:[.,:]\d+)*|[^\sA-Za-z\d]")
 # a sentence ends after . ! ? (and closing quotes / brackets) followed by white space
 _SENT_END_RE = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)|\n\s*\n")
-
-
-def words(text: str) -> list[str]:
-    return WORD_RE.findall(text)
-
-
-def word_spans(text: str) -> list[tuple[int, int, str]]:
-    return [(m.start(), m.end(), m.group()) for m in WORD_RE.finditer(text)]
-
-
-def tokens(text: str) -> list[str]:
-    return TOKEN_RE.findall(text)
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -89,26 +77,3 @@ def content_words(text: str) -> list[str]:
 
 def stems(text: str) -> set[str]:
     return {stem(w) for w in content_words(text)}
-
-
-def jaccard(a: set, b: set) -> float:
-    if not a and not b:
-        return 1.0
-    return len(a & b) / len(a | b)
-
-
-def normalize(text: str) -> str:
-    """Lower case, punctuation dropped, white space collapsed: to compare options."""
-    return " ".join(re.findall(r"\w+", text.lower()))
-
-
-def as_statement(text: str) -> str:
-    """Capitalised, ending with a full stop (a question mark becomes a full stop)."""
-    text = " ".join(text.split())
-    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
-    text = text.rstrip(" ?")
-    if not text:
-        return text
-    if text[-1] not in ".!\"'":
-        text += "."
-    return text[0].upper() + text[1:]

@@ -10,15 +10,18 @@ from typing import Any
 import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
-from robust_mrc import tracking
-from robust_mrc.callbacks import AttackCounts, TrainItemLog, hpc_checkpoints
-from robust_mrc.config_checks import ConfigError, check_config, check_lengths
+from robust_mrc.config.checks import ConfigError, check_config, check_lengths
+from robust_mrc.data.writers import atomic_write_json
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.datamodules.span import resolve_span_task
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer
-from robust_mrc.rng_state import RandomStateCheckpoint
-from robust_mrc.runtime import atomic_write_json, build_loggers, build_trainer, is_global_zero, run_dir, save_config
+from robust_mrc.trainer import wandb as tracking
+from robust_mrc.trainer.build import build_loggers, build_trainer
+from robust_mrc.trainer.callbacks import AttackCounts, TrainItemLog
+from robust_mrc.trainer.rng_state import RandomStateCheckpoint
+from robust_mrc.trainer.run_dir import is_global_zero, run_dir, save_config
+from robust_mrc.trainer.slurm import hpc_checkpoints
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +44,7 @@ def build_datamodule(cfg: DictConfig, tokenizer) -> QADataModule:
 def resolve_resume(ckpt_path: str | None, ckpt_dir: Path, hpc_dir: Path | None = None) -> str | None:
     """The checkpoint to resume from. ``last``: the newest of the run directory's
     ``checkpoints/last.ckpt`` and the ``hpc_ckpt_<n>.ckpt`` saved in ``hpc_dir`` on a SLURM
-    requeue signal (:class:`~robust_mrc.callbacks.RequeueOnSignal`); a :class:`ConfigError` when
+    requeue signal (:class:`~robust_mrc.trainer.slurm.RequeueOnSignal`); a :class:`ConfigError` when
     there is none. ``last_or_new``: the same, or a fresh start when there is none (the SLURM
     scripts: a requeued job resumes, its first start starts afresh). Else a checkpoint file."""
     if ckpt_path in (None, "", "null"):

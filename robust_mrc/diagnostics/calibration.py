@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from robust_mrc.diagnostics._io import new_figure, save_png
+from robust_mrc.diagnostics.figures import new_figure, save_png
 
 __all__ = ["high_confidence_error_rate", "plot_reliability", "reliability_bins"]
 

@@ -26,7 +26,7 @@ import numpy as np
 import pytorch_lightning as pl
 import torch
 
-from robust_mrc.distributed import gather_objects, world
+from robust_mrc.core.distributed import gather_objects, world
 
 
 def capture() -> dict[str, Any]:

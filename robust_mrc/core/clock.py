@@ -1,5 +1,5 @@
 """The clock of the plain progress lines in logs: ``H:MM:SS``, shared by training / evaluation
-(:class:`robust_mrc.callbacks.LogProgress`) and the model-in-the-loop search
+(:class:`robust_mrc.trainer.callbacks.LogProgress`) and the model-in-the-loop search
 (:func:`robust_mrc.attacks.search.run_search`). No heavy imports: the attacks layer uses it."""
 
 from __future__ import annotations

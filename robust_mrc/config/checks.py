@@ -25,12 +25,11 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from robust_mrc.errors import UserError
+from robust_mrc.core.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
 SPLITS = ("train", "validation", "test")
-SEARCH_PRECISIONS = ("32", "bf16")  # the model-in-the-loop scorer's forward passes (robust_mrc.models.scoring)
 MIN_MAX_LENGTH = 32  # below this no passage, question and option fit at all
 # Trainer arguments robust-mrc sets itself: a config value would clash with them
 RESERVED_TRAINER_KEYS = {"default_root_dir": "output_dir=", "callbacks": "the code", "logger": "logger=", "plugins": "the code"}
@@ -48,10 +47,6 @@ PRECISIONS = {
     "transformer-engine",
     "transformer-engine-float16",
 }
-
-
-class ConfigError(UserError, ValueError):
-    """Config values that cannot work; the message names each key and what it accepts."""
 
 
 class _Checker:
@@ -256,6 +251,8 @@ def _check_train(c: _Checker) -> None:
 
 def _check_eval(c: _Checker) -> None:
     c.choice("split", SPLITS)
+    from robust_mrc.models.scoring import SEARCH_PRECISIONS
+
     if str(precision := c.value("search_precision")) not in SEARCH_PRECISIONS:  # YAML reads 32 as a number
         c.bad("search_precision", precision, "one of " + ", ".join(SEARCH_PRECISIONS))
     c.text("cache_dir")

@@ -1,0 +1,96 @@
+"""The Lightning Trainer of a training or an evaluation: its arguments, strategy, loggers, atomic
+checkpoints, plain progress lines in logs and the SLURM plugins."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytorch_lightning as pl
+from lightning_fabric.plugins.io.torch_io import TorchCheckpointIO
+from omegaconf import DictConfig, OmegaConf
+from pytorch_lightning.strategies import StrategyRegistry
+
+from robust_mrc.core.errors import ConfigError
+from robust_mrc.data.writers import OutputWriteError
+from robust_mrc.trainer.callbacks import LogProgress
+from robust_mrc.trainer.slurm import cluster_callbacks, cluster_plugins
+
+log = logging.getLogger(__name__)
+
+
+class AtomicCheckpointIO(TorchCheckpointIO):
+    """Checkpoints saved to a temporary file first, then renamed: a crash leaves the old one whole."""
+
+    def save_checkpoint(self, checkpoint, path, storage_options=None) -> None:
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            super().save_checkpoint(checkpoint, tmp, storage_options)
+            os.replace(tmp, path)
+        except OSError as err:
+            tmp.unlink(missing_ok=True)
+            raise OutputWriteError(path, err) from err
+
+
+def build_loggers(cfg: DictConfig, out: Path) -> list:
+    logger_cfg = cfg.logger if cfg.logger is not None else {"name": "csv"}  # logger=null: the CSV log alone
+    name = logger_cfg["name"]
+    if name in ("none", None, False):
+        return []
+    if name not in ("csv", "wandb"):
+        raise ConfigError(f"logger={name!r}: expected csv, wandb or none")
+    # csv/version_N: a resumed run gets a new version instead of overwriting the old log
+    loggers: list = [pl.loggers.CSVLogger(save_dir=str(out), name="csv")]
+    if name == "wandb":
+        from robust_mrc.trainer.wandb import wandb_logger
+
+        loggers.append(wandb_logger(cfg, out))
+    return loggers
+
+
+def build_strategy(spec: Any) -> Any:
+    """``trainer.strategy``: a Lightning name (``ddp``), or ``{name: ddp, <its arguments>}`` such as
+    ``{name: ddp, process_group_backend: gloo}``, built into that strategy object."""
+    if not isinstance(spec, dict):
+        return spec
+    spec = dict(spec)
+    name = spec.pop("name", None)
+    if name not in StrategyRegistry:
+        known = ", ".join(sorted(StrategyRegistry.available_strategies()))
+        raise ConfigError(f"trainer.strategy.name={name!r} is not a Lightning strategy; one of: {known}")
+    entry = StrategyRegistry[name]
+    try:
+        return entry["strategy"](**{**entry["init_params"], **spec})
+    except TypeError as err:
+        raise ConfigError(f"trainer.strategy={{name: {name}, ...}}: {err}") from None
+
+
+def progress_callbacks(cfg: DictConfig, kwargs: dict, stdout=None) -> list:
+    """When stdout is not a terminal (SLURM, CI, ``> log``): Lightning's progress bar off (unless
+    ``trainer.enable_progress_bar`` says otherwise) and, with ``progress_every: N``, a plain line every
+    N steps / batches (:class:`~robust_mrc.trainer.callbacks.LogProgress`). On a terminal: the bar, no lines."""
+    if (stdout or sys.stdout).isatty():
+        return []
+    kwargs.setdefault("enable_progress_bar", False)
+    every = cfg.progress_every
+    return [LogProgress(int(every))] if every else []
+
+
+def build_trainer(cfg: DictConfig, out: Path, callbacks: list | None = None, loggers: list | None = None, **extra) -> pl.Trainer:
+    """The Trainer of a training or an evaluation: ``cfg.trainer`` and ``extra`` as arguments, atomic
+    checkpoints, the SLURM plugin under SLURM, the loggers, and plain progress lines in logs."""
+    kwargs = {**OmegaConf.to_container(cfg.trainer, resolve=True), **extra}
+    if "strategy" in kwargs:
+        kwargs["strategy"] = build_strategy(kwargs["strategy"])
+    progress = progress_callbacks(cfg, kwargs)
+    return pl.Trainer(
+        default_root_dir=str(out),
+        callbacks=[*(callbacks or []), *progress, *cluster_callbacks()],
+        logger=loggers if loggers else False,
+        plugins=[AtomicCheckpointIO(), *cluster_plugins()],
+        **kwargs,
+    )

@@ -1,0 +1,70 @@
+"""The run directory of a training or an evaluation, its saved config, and rank 0 known early."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from lightning_fabric.utilities.rank_zero import rank_zero_only
+from omegaconf import DictConfig, OmegaConf
+
+from robust_mrc.data.writers import OutputWriteError, atomic_write_text
+
+
+def save_config(cfg: DictConfig, path: Path) -> Path:
+    """The resolved config as YAML, atomically (a read-only or full run directory: a clear error)."""
+    return atomic_write_text(path, OmegaConf.to_yaml(cfg, resolve=True))
+
+
+RUN_DIR_ENV = "ROBUST_MRC_RUN_DIR"
+
+
+def run_dir(cfg: DictConfig) -> Path:
+    """``cfg.output_dir``, else Hydra's output directory, else ``outputs/<timestamp>`` (rank 0's
+    timestamp in every DDP process: Lightning's children inherit it through the environment).
+
+    Processes started by SLURM (srun) do not share an environment with rank 0: give them
+    ``output_dir`` (the sbatch scripts key it by the job id)."""
+    if cfg.output_dir:
+        path = Path(cfg.output_dir)
+    else:
+        try:
+            from hydra.core.hydra_config import HydraConfig
+
+            path = Path(HydraConfig.get().runtime.output_dir)
+        except ValueError:  # not under @hydra.main (tests, notebooks)
+            inherited = os.environ.get(RUN_DIR_ENV)
+            if inherited and not is_global_zero():
+                path = Path(inherited)  # a DDP child process started by rank 0: rank 0's directory
+            else:
+                path = new_run_dir(Path("outputs"))
+                os.environ[RUN_DIR_ENV] = str(path)  # inherited by the DDP processes Lightning starts
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputWriteError(path / "config.yaml", err) from err
+    return path
+
+
+def new_run_dir(root: Path) -> Path:
+    """A directory ``root/<date>/<time with microseconds>-<pid>`` made by this call alone: two runs
+    started in the same second (or microsecond) never share one."""
+    stamp = datetime.now().strftime("%Y-%m-%d/%H-%M-%S-%f")
+    base = root / f"{stamp}-{os.getpid()}"
+    for n in range(1000):
+        path = base if n == 0 else base.with_name(f"{base.name}-{n}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.mkdir()
+            return path
+        except FileExistsError:
+            continue
+        except OSError as err:
+            raise OutputWriteError(path / "config.yaml", err) from err
+    raise OutputWriteError(base, OSError(None, "1000 run directories of this name exist"))
+
+
+def is_global_zero() -> bool:
+    """Rank 0 of the job, known before the Trainer exists (from RANK / LOCAL_RANK / SLURM_PROCID)."""
+    return rank_zero_only.rank == 0
