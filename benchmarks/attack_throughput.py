@@ -38,32 +38,30 @@ float32 chooses); queries/s over the scorer's time and over the wall time (``--t
 target >= 50 queries/s batched.
 ``--queries-examples 0`` skips it.
 
-Measured (2026-11-25, fourth session, 2-core CPU machine otherwise idle, one thread, ``--examples
-200 --ckpt <MiniLM trained on 12,000 SQuAD questions> --queries-examples 20``, 1 min 55 s),
-examples/s with tokenization: span: addcommon 3,832, addsent 1,888, addsentmod 1,890, addonesent
-1,538, char_noise 2,386, word_noise 1,672, word_noise+vectors 701 (tokenize only 4,941; nlpaug
-charswap 1,146, synonym 826, wordembs 11.9); mc (RACE-M, 4 options): magnet 1,053, diagnosis 997,
-charswap 881, extra_option 765, distractor_generation 708, distractor_extraction 622, addsent 504,
-word_replace 477, word_replace+vectors 150 (tokenize only 1,292; nlpaug charswap 377, synonym 211,
-wordembs 5.4). Every default row meets 200/s and beats its nlpaug pair (charswap 2.34x / 2.08x,
-word_replace 2.26x, word_noise 2.02x); mc addsent and word_replace were 131 and 160/s (1.02x
-nlpaug) before WordNet lookups went through ``resources/wordnet_records.py`` (NLTK's per-synset
-parsing had been ~90 % of word_replace's time). Still below: word_replace with a vector file (150/s;
-each new passage reads the whole 21,719 x 384 matrix once: memory-bound). The machine's speed
-varies between sessions (tokenize-only mc: 824/s in the third session, 1,292 here): compare rows
-of one run. Runner, span addsent with the model, 20 questions (147 queries), one thread: 18.3
-queries/s one at a time, 17.5 batched (float32), **31.8 batched in bfloat16** (1.82x; the same
-sentence chosen as float32 for 20/20). Both threads (``--threads 2 --queries-examples 40``, 318
-queries): 27.1 one at a time, 32.9 batched, **59.5 batched in bfloat16** (40/40 the float32
-choice): the 50 queries/s target is met on this CPU with ``search_precision=bf16``, not in float32
-(MiniLM's forward pass is compute-bound here, so batching gains little).
+Measured (2-core CPU machine otherwise idle, one thread, ``--examples 200 --ckpt <MiniLM trained on
+12,000 SQuAD questions> --queries-examples 20``, 1 min 55 s), examples/s with tokenization: span:
+addcommon 3,832, addsent 1,888, addsentmod 1,890, addonesent 1,538, char_noise 2,386, word_noise
+1,672 (tokenize only 4,941; nlpaug charswap 1,146, synonym 826, wordembs 11.9); mc (RACE-M, 4
+options): magnet 1,053, diagnosis 997, charswap 881, extra_option 765, distractor_generation 708,
+distractor_extraction 622, addsent 504, word_replace 477 (tokenize only 1,292; nlpaug charswap 377,
+synonym 211, wordembs 5.4). Every default row meets 200/s and beats its nlpaug pair (charswap 2.34x
+/ 2.08x, word_replace 2.26x, word_noise 2.02x); mc addsent and word_replace owe that to WordNet
+lookups through ``resources/wordnet_records.py`` (through NLTK's reader, whose per-synset parsing
+takes ~90 % of word_replace's time, they run at 131 and 160/s, 1.02x nlpaug). The machine's speed
+varies from run to run (tokenize-only mc: 1,292/s in this run, 824/s and 770/s in others): compare rows of one run.
+Runner, span addsent with the model, 20 questions (147 queries), one thread: 18.3 queries/s one at
+a time, 17.5 batched (float32), **31.8 batched in bfloat16** (1.82x; the same sentence chosen as
+float32 for 20/20). Both threads (``--threads 2 --queries-examples 40``, 318 queries): 27.1 one at a
+time, 32.9 batched, **59.5 batched in bfloat16** (40/40 the float32 choice): the 50 queries/s target
+is met on this CPU with ``search_precision=bf16``, not in float32 (MiniLM's forward pass is
+compute-bound here, so batching gains little).
 
-Re-measured (2026-11-26, eighth session, CPU otherwise idle, ``OMP_NUM_THREADS=1 --examples 200
---attacks word_replace,word_noise --queries-examples 0``, 2 min): with the vector-neighbour table
+The vector rows (CPU otherwise idle, ``OMP_NUM_THREADS=1 --examples 200 --attacks
+word_replace,word_noise --queries-examples 0``, 2 min), with the vector-neighbour table
 (``robust_mrc/attacks/resources/vectors.py``: each word's 25 nearest words computed once per vector
-file) mc word_replace+vectors **343.9** ex/s (was 150), word_replace (WordNet) 314.7, tokenize only
-770.3, nlpaug SynonymAug 148.6, WordEmbsAug 4.0; span word_noise 1,334, word_noise+vectors 1,462,
-tokenize only 4,801. Every row of this run meets 200/s and beats its nlpaug pair (word_replace 2.12x,
+file): mc word_replace+vectors **343.9** ex/s, word_replace (WordNet) 314.7, tokenize only 770.3,
+nlpaug SynonymAug 148.6, WordEmbsAug 4.0; span word_noise 1,334, word_noise+vectors 1,462, tokenize
+only 4,801. Every row of this run meets 200/s and beats its nlpaug pair (word_replace 2.12x,
 word_noise 1.54x, the vector rows 87x / 159x).
 """
 

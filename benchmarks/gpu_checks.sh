@@ -40,7 +40,7 @@ echo "setup done after $(( $(date +%s) - T0 )) s"
 
 # 1 + 2: MFU of a roberta-large-sized model, attack=none vs mix; the DataLoader alone. --bare first:
 # a plain PyTorch loop runs before each Lightning run, so the Lightning runs are timed warm (the first
-# loop of a process is ~2.2x slower over its first ~60 steps: docs/results.md, tenth session)
+# loop of a process is ~2.2x slower over its first ~60 steps: docs/results.md)
 timeout "$(cap 200)" python3 benchmarks/gpu_mfu.py --data "$SHARED/data/race/race_middle_validation.jsonl" \
   --attacks none,mix --batch-size 16 --workers 12 --warmup 10 --steps 40 --bare first --pipeline --out "$OUT/mfu.json" \
   > "$OUT/mfu.log" 2>&1

@@ -20,11 +20,11 @@ items/s the workers deliver, against the training step's consumption.
 
 On a CPU (``--smoke``) the model is 2 layers of hidden 64, to try the script.
 
-Measured (H200, 2026-11-26, docs/results.md tenth session; RACE-M: ~250 tokens a sequence): warm,
+Measured (H200, docs/results.md; RACE-M: ~250 tokens a sequence): warm,
 the Lightning path 137.9 items/s = 28.5 % MFU against a plain loop's 145.5 = 29.6 %; the first loop
 of a process runs ~2.2x slower over its first ~50-70 steps (``--bare first`` shows it), so time the
 loop you care about second or give ``--warmup`` a whole pass over the lengths. DataLoader alone:
-2,635 items/s (none), 1,137 (mix), 12 workers. Not measured yet: whether ``--pad-to-multiple-of``
+2,635 items/s (none), 1,137 (mix), 12 workers. Not measured: whether ``--pad-to-multiple-of``
 (64: 8 batch widths up to 512 instead of hundreds; 512: one, the item's own 4 x 512 tokens, which
 ``gpu_checks.sh`` runs) removes that warm-up.
 """

@@ -1,5 +1,5 @@
-"""Magnet screening throughput (seed 002): option-question pairs scored per second, by pool size,
-and what a cached re-run costs, measured in the same run.
+"""Magnet screening throughput (Lin, Zou & Ding 2021 (magnet options)): option-question pairs scored
+per second, by pool size, and what a cached re-run costs, measured in the same run.
 
     python benchmarks/magnet_screening.py --ckpt RUN/checkpoints/best.ckpt --questions 10 --pools 20,40,80
 

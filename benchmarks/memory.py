@@ -14,7 +14,7 @@ Every measurement runs in a fresh Python process and reports its peak resident s
 * ``import``: the same process with the model loaded and nothing else (the fixed cost);
 * ``read``: reading each data file of ``../shared/data`` with ``load_examples``.
 
-Ratios are printed against the smallest case measured in the same run. Targets (issue 17): peak
+Ratios are printed against the smallest case measured in the same run. Targets: peak
 memory flat in context length (within 1.5x from 10 KB to 5 MB), at most linear in the number of
 examples, full SQuAD train trains with MiniLM within 8 GB.
 

@@ -11,13 +11,13 @@ same under any ``num_workers`` and whichever DDP rank receives an item.
 Policies (``attack.policy``):
 
 * ``none`` -- the clean set.
-* ``targeted`` (seed 000 D.1) -- one attack on a ``rate`` sample; ``mode=add`` adds the attacked
-  copies to the clean set, ``mode=replace`` swaps them in.
-* ``mix`` (seed 000 D.1) -- each attack on its own ``rate`` sample, all added (or, with
+* ``targeted`` (Si et al. 2021 (AdvRACE), appendix D.1) -- one attack on a ``rate`` sample;
+  ``mode=add`` adds the attacked copies to the clean set, ``mode=replace`` swaps them in.
+* ``mix`` (Si et al. 2021, appendix D.1) -- each attack on its own ``rate`` sample, all added (or, with
   ``mode=replace``, disjoint samples swapped in).
-* ``augmented_option`` (seed 002 4.5) -- every question gets one extra irrelevant option
-  (``extra_option`` at rate 1, replace).
-* ``amount`` (seed 004) -- ``amount`` none / half / full / both of one perturbation:
+* ``augmented_option`` (Lin, Zou & Ding 2021 (magnet options), section 4.5) -- every question gets
+  one extra irrelevant option (``extra_option`` at rate 1, replace).
+* ``amount`` (Wu et al. 2021) -- ``amount`` none / half / full / both of one perturbation:
   rate 0 / 0.5 replace / 1.0 replace / 1.0 add.
 
 An attack that returns ``None`` (nothing to attack) gives the clean example back: the item is
@@ -34,11 +34,13 @@ from typing import Any
 
 from robust_mrc.attacks import Attack
 from robust_mrc.attacks.apply import attack_example, build_attacks
+from robust_mrc.core import settings as S
 from robust_mrc.core.errors import UserError
 
 POLICIES = ("none", "targeted", "mix", "augmented_option", "amount")
 MODES = ("add", "replace")
 AMOUNTS = {"none": (0.0, "replace"), "half": (0.5, "replace"), "full": (1.0, "replace"), "both": (1.0, "add")}
+AMOUNT_NAMES = tuple(AMOUNTS)
 
 Item = tuple[int, "int | None"]
 
@@ -128,17 +130,17 @@ def policy_from_config(
     """The :class:`AttackPolicy` of an ``attack`` config group entry; its attacks are prepared with
     ``train_examples`` (pools, a bank's training data) for ``targets`` (the examples they will
     attack; default: ``train_examples``)."""
-    # defaults kept: callers of QADataModule (tests, banks) pass a plain dict, or none at all
-    cfg = dict(attack_cfg or {})
-    policy = cfg.get("policy", "none")
+    # callers of QADataModule (tests, banks) may pass a plain dict of some settings, or none at all
+    cfg = S.complete(S.AttackSettings, attack_cfg or {"name": "none", "policy": "none"})
+    policy = cfg["policy"]
     specs = attacks_for_task(cfg, task)
-    rate, mode = float(cfg.get("rate", 0.25)), cfg.get("mode", "add")
+    rate, mode = float(cfg["rate"]), cfg["mode"]
     if policy == "amount":
-        amount = cfg.get("amount", "full")
+        amount = cfg["amount"]
         if amount not in AMOUNTS:
             raise PolicyConfigError(f"attack.amount={amount!r} is not one of {', '.join(AMOUNTS)}")
         rate, mode = AMOUNTS[amount]
-    if task == "dg" and (policy != "none" or cfg.get("eval")):
+    if task == "dg" and (policy != "none" or cfg["eval"]):
         raise PolicyConfigError("task=dg trains the distractor generator on clean data only: use attack=none")
     if policy == "augmented_option":
         if task != "mc":
@@ -148,31 +150,31 @@ def policy_from_config(
         targets = train_examples
     attacks = build_attacks(specs, task, train_examples, training=True, targets=targets) if policy != "none" else []
     return AttackPolicy(
-        name=str(cfg.get("name", policy)),
+        name=str(cfg["name"] or policy),
         policy=policy,
         attacks=attacks,
         rate=rate,
         mode=mode,
         seed=seed,
-        fresh_each_epoch=bool(cfg.get("fresh_each_epoch", True)),
+        fresh_each_epoch=bool(cfg["fresh_each_epoch"]),
     )
 
 
 def attacks_for_task(cfg: Mapping[str, Any], task: str) -> list:
     """``attacks`` of the config, or its ``attacks_by_task[task]`` when ``attacks`` is null."""
-    specs = cfg.get("attacks")
+    specs = cfg["attacks"]
     if specs is None:
-        specs = (cfg.get("attacks_by_task") or {}).get(task)
+        specs = (cfg["attacks_by_task"] or {}).get(task)
     return list(specs or [])
 
 
 def eval_attack_specs(cfg: Mapping[str, Any] | None, task: str) -> list:
     """The attacks whose versions of the validation / test sets are built (``attack.eval``;
     by default the attacks the policy trains with)."""
-    cfg = dict(cfg or {})
-    specs = cfg.get("eval")
+    cfg = S.complete(S.AttackSettings, cfg or {"policy": "none"})
+    specs = cfg["eval"]
     if specs is None:
-        specs = (cfg.get("eval_by_task") or {}).get(task)
+        specs = (cfg["eval_by_task"] or {}).get(task)
     if specs is None:
-        specs = attacks_for_task(cfg, task) if cfg.get("policy", "none") != "none" else []
+        specs = attacks_for_task(cfg, task) if cfg["policy"] != "none" else []
     return list(specs)

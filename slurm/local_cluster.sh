@@ -4,7 +4,7 @@
 #   sudo apt-get install -y slurm-wlm munge         # Debian / Ubuntu
 #   slurm/local_cluster.sh start                     # prints the SLURM_CONF line to export
 #   export SLURM_CONF=/tmp/robust-mrc-slurm/slurm.conf
-#   sinfo; sbatch ...; python -m pytest -m slurm tests/test_slurm.py
+#   sinfo; sbatch ...; python -m pytest -m slurm tests/trainer/test_slurm.py
 #   slurm/local_cluster.sh stop
 #
 # Everything lives in $ROBUST_MRC_SLURM_DIR (default /tmp/robust-mrc-slurm): slurm.conf, state,

@@ -1,4 +1,5 @@
-"""Paraphrase (seed 000 appendix A.2 for multiple choice; seed 004 sentence level for span QA).
+"""Paraphrase (Si et al. 2021 (AdvRACE), appendix A.2, for multiple choice; Wu et al. 2021,
+sentence level, for span QA).
 
 A pluggable sentence paraphraser: ``paraphraser="package.module:function"``, a callable that
 takes a list of sentences and returns a list of the same length (a seq2seq model the user has).

@@ -1,4 +1,4 @@
-"""Distractor banks made by the project's own models (seed 000, AdvRACE): the files that
+"""Distractor banks made by the project's own models (Si et al. 2021 (AdvRACE)): the files that
 ``distractor_extraction bank=PATH`` and ``distractor_generation bank=PATH`` read (JSONL lines
 ``{"id": ..., "distractors": [...]}``, see :func:`robust_mrc.attacks.pools.load_bank`).
 

@@ -1,5 +1,5 @@
-"""The Distractor Extraction (DE) bank of seed 000 (AdvRACE, section 3.1), made by the project's
-own span model, end to end:
+"""The Distractor Extraction (DE) bank of Si et al. 2021 (AdvRACE), section 3.1, made by the
+project's own span model, end to end:
 
     python -m robust_mrc.banks.de data=dream_local out=banks/dream_de.jsonl [model=minilm]
         [trainer.max_epochs=2] [batch_size=8] [seed=42] [splits=train,validation,test]
@@ -28,8 +28,13 @@ own span model, end to end:
    :func:`robust_mrc.banks.stats.bank_stats` per split and over all, the filter's drop counts,
    the extractor's checkpoint and validation scores. Both written atomically.
 
-``data=`` and ``data.*`` (``data.limit=...``) configure the multiple-choice data; ``work_dir``
-defaults to ``out`` without its suffix plus ``.work``. A mistake prints one line ``Error: ...``.
+The command runs under ``@hydra.main`` with ``conf/bank_de.yaml`` (``conf/config.yaml`` with
+``task=span``, the bank's own keys ``out``, ``stats``, ``ckpt``, ``splits``, ``top``, ``work_dir``
+and their defaults; ``--help``, ``--cfg job``). ``data=`` and ``data.*`` (``data.limit=...``)
+configure the multiple-choice data; the command line's other overrides configure the extractor's
+training (:func:`training_overrides`). ``work_dir`` defaults to ``out`` without its suffix plus
+``.work``; ``splits=train,test`` is read as ``splits=[train,test]``. A mistake prints one line
+``Error: ...``.
 
 Steps 1-3 are :func:`build_de_bank` (training examples, target examples, :class:`DESettings`):
 the command and ``distractor_extraction bank=auto`` (:mod:`robust_mrc.banks.auto`, which caches
@@ -47,11 +52,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from omegaconf import DictConfig, open_dict
+from omegaconf import DictConfig, OmegaConf, open_dict
 
 from robust_mrc.attacks.mc.distractors import filter_spans
 from robust_mrc.banks import BankError
-from robust_mrc.banks.cli import compose, parse_splits, split_arguments
+from robust_mrc.banks.cli import CONF, compose, parse_splits
 from robust_mrc.banks.span_data import query_example, write_span_data
 from robust_mrc.banks.stats import bank_stats, collapse_warning, format_stats
 from robust_mrc.core.journal import Journal, file_identity
@@ -60,7 +65,6 @@ from robust_mrc.data.text import WORD_RE
 
 log = logging.getLogger(__name__)
 
-OWN_KEYS = ("out", "ckpt", "splits", "top", "work_dir", "stats")
 _LEADING_PUNCT = re.compile(r"^[^\w\"'(\[\u201c\u2018]+")
 _SPEAKER_TAG = re.compile(r"^[A-Z][a-z]{0,14}(?: [A-Z][a-z]{0,14})?\s*:\s*")  # "W:", "Florist:", "Mr Smith:"
 # a span ending on one of these words breaks off mid-phrase ("yes she's really a", "I want to"): articles,
@@ -201,10 +205,10 @@ def _check_out(out: str, stats: Path, inputs: list) -> None:
             raise BankError(problem)
 
 
-def _top(value: str | None) -> int:
+def _top(value) -> int:
     try:
-        top = int(value or 20)
-    except ValueError:
+        top = int(value)
+    except (TypeError, ValueError):
         top = 0
     if top < 1:
         raise BankError(f"top={value}: expected a positive whole number (the n-best spans walked, 20 in the paper)")
@@ -288,37 +292,61 @@ def build_de_bank(
     return bank
 
 
-def run(argv: Sequence[str]) -> dict:
-    """Run the module doc's steps for the command-line arguments ``argv``; return the statistics."""
+def own_keys() -> tuple[str, ...]:
+    """The bank builder's own keys: those ``conf/bank_de.yaml`` adds to ``conf/config.yaml``."""
+    return tuple(k for k in OmegaConf.load(CONF / "bank_de.yaml") if k not in ("defaults", "hydra"))
+
+
+def training_overrides(overrides: Sequence[str]) -> list[str]:
+    """The command line's overrides that configure the span extractor's training (``train.py`` keys:
+    ``model=``, ``trainer.*``, ``batch_size``, ``seed``, ``paths.*``, ...): all but the bank's own
+    keys and the multiple-choice data's (``data=``, ``data.*``). ``task=`` is refused: the builder
+    sets it."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    own = own_keys()
+    training = []
+    for override in OverridesParser.create().parse_overrides(list(overrides)):
+        key = override.key_or_group
+        if key == "task":
+            raise BankError(f"{override.input_line}: the bank builder sets the task itself (mc data, span or generation model)")
+        if key not in own and key.split(".", 1)[0] != "data":
+            training.append(str(override.input_line))
+    return training
+
+
+def run(cfg: DictConfig, overrides: Sequence[str] = ()) -> dict:
+    """Run the module doc's steps for ``cfg`` (``conf/bank_de.yaml`` composed) and the command line's
+    ``overrides`` (what it changed: :func:`training_overrides` configure the extractor); return the
+    statistics."""
     from robust_mrc.attacks.pools import write_bank
     from robust_mrc.data.sources import load_splits
     from robust_mrc.data.writers import atomic_write_json
 
-    own, data_overrides, training_overrides = split_arguments(argv, OWN_KEYS)
-    if not own.get("out"):
+    training = training_overrides(overrides)
+    if not cfg.out:
         raise BankError("out=PATH is required: the bank file to write (e.g. out=banks/dream_de.jsonl)")
-    out = Path(own["out"])
-    stats_path = Path(own.get("stats") or f"{out}.stats.json")
-    work_dir = Path(own.get("work_dir") or out.with_suffix(".work"))
-    top = _top(own.get("top"))
-    ckpt = own.get("ckpt")
+    out = Path(str(cfg.out))
+    stats_path = Path(str(cfg.stats) if cfg.stats else f"{out}.stats.json")
+    work_dir = Path(str(cfg.work_dir)) if cfg.work_dir else out.with_suffix(".work")
+    top = _top(cfg.top)
+    ckpt = str(cfg.ckpt) if cfg.ckpt else None
     if ckpt and not Path(ckpt).is_file():
         raise BankError(f"ckpt={ckpt}: no such checkpoint file (a span checkpoint, e.g. WORK_DIR/train/checkpoints/best.ckpt)")
-    mc_cfg = compose(["task=mc", *data_overrides])
-    _check_out(own["out"], stats_path, [mc_cfg.data.get(split) for split in ("train", "validation", "test")])
-    span_training_config(training_overrides)  # a mistake in it shows before any work
-    if mc_cfg.data.get("task") not in (None, "mc"):
+    _check_out(str(cfg.out), stats_path, [cfg.data.get(split) for split in ("train", "validation", "test")])
+    span_training_config(training)  # a mistake in it shows before any work
+    if cfg.data.get("task") not in (None, "mc"):
         raise BankError(
-            f"data={mc_cfg.data.name} is a {mc_cfg.data.task!r} data set: a DE bank is made for "
+            f"data={cfg.data.name} is a {cfg.data.task!r} data set: a DE bank is made for "
             "multiple-choice data (e.g. data=dream_local, data=race_local, data=synthetic_mc)"
         )
-    seed = int(mc_cfg.seed)
-    splits = load_splits(mc_cfg.data, "mc", seed)
-    names = parse_splits(own.get("splits"), splits)
+    seed = int(cfg.seed)
+    splits = load_splits(cfg.data, "mc", seed)
+    names = parse_splits(cfg.splits, splits)
     examples = _examples(splits, names)
     if not ckpt and not splits.get("train"):
-        raise BankError(f"data={mc_cfg.data.name} has no train split to train the span extractor on; give ckpt=PATH")
-    settings = DESettings(tuple(training_overrides), seed, top, str(mc_cfg.data.name))
+        raise BankError(f"data={cfg.data.name} has no train split to train the span extractor on; give ckpt=PATH")
+    settings = DESettings(tuple(training), seed, top, str(cfg.data.name))
     report: dict = {}
     bank = build_de_bank(
         splits.get("train"),
@@ -328,7 +356,7 @@ def run(argv: Sequence[str]) -> dict:
         validation=splits.get("validation"),
         ckpt=ckpt,
         journal_path=out.with_name(out.name + ".partial.jsonl"),
-        journal_settings={"data": str(mc_cfg.data.name), "splits": names, "ids": len(examples)},
+        journal_settings={"data": str(cfg.data.name), "splits": names, "ids": len(examples)},
         report=report,
     )
     write_bank(bank, out)
@@ -336,7 +364,7 @@ def run(argv: Sequence[str]) -> dict:
     sizes = report["nbest_sizes"]
     stats = {
         "bank": str(out),
-        "data": str(mc_cfg.data.name),
+        "data": str(cfg.data.name),
         "seed": seed,
         "top": top,
         "extractor": {"ckpt": report["ckpt"], **report["extractor"]},
@@ -353,15 +381,36 @@ def run(argv: Sequence[str]) -> dict:
     return stats
 
 
-def main(argv: list[str] | None = None) -> int:
-    from robust_mrc.config.cli import run_command
+def _as_list(arg: str) -> str:
+    """``splits=train,test`` (a comma list, which Hydra reads as a sweep) as ``splits=[train,test]``."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.core.override_parser.types import ValueType
+    from hydra.errors import HydraException
 
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if any(a in ("-h", "--help", "help") for a in argv):
-        print(__doc__)
-        return 0
+    if arg.startswith("-"):
+        return arg  # a flag of Hydra's: --help, --cfg job, ...
+    try:
+        override = OverridesParser.create().parse_override(arg)
+    except HydraException:
+        return arg  # not an override: Hydra names the problem
+    if override.key_or_group == "splits" and override.value_type == ValueType.SIMPLE_CHOICE_SWEEP:
+        return f"{override.get_key_element()}=[{','.join(override.sweep_string_iterator())}]"
+    return arg
+
+
+def _build(cfg: DictConfig) -> dict:
+    from hydra.core.hydra_config import HydraConfig
+
+    return run(cfg, list(HydraConfig.get().overrides.task))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m robust_mrc.banks.de KEY=VALUE ...`` (``--help``: the keys of ``conf/bank_de.yaml``)."""
+    from robust_mrc.config.cli import hydra_command, run_command
+
+    argv = ["--help" if a == "help" else _as_list(a) for a in (sys.argv[1:] if argv is None else argv)]
     logging.basicConfig(level=logging.INFO, format="[%(name)s] %(message)s")
-    run_command(run, argv)
+    run_command(hydra_command, _build, CONF, "bank_de", argv)
     return 0
 
 

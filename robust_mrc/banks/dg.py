@@ -1,6 +1,7 @@
 """python -m robust_mrc.banks.dg data=dream_local out=banks/dream_dg.jsonl [ckpt=PATH] [model=minilm] [beams=50]
 
-A Distractor Generation bank made by the project's own generator (AdvRACE's DG, seed 000, 3.2):
+A Distractor Generation bank made by the project's own generator (the DG of Si et al. 2021
+(AdvRACE), section 3.2):
 
 1. the generator: ``ckpt=`` (a ``task=dg`` checkpoint, loaded weights-only through
    :func:`robust_mrc.models.checkpoints.load_checkpoint`), else one trained here by
@@ -38,10 +39,11 @@ from omegaconf import DictConfig
 from robust_mrc.attacks.mc.diverse import select_diverse
 from robust_mrc.attacks.pools import write_bank
 from robust_mrc.banks.stats import bank_stats, collapse_warning, format_stats
-from robust_mrc.config.checks import SPLITS, ConfigError, check_config
+from robust_mrc.config.checks import ConfigError, check_config
 from robust_mrc.core.clock import clock
 from robust_mrc.core.journal import Journal, file_identity
 from robust_mrc.data.examples import MCExample
+from robust_mrc.data.sources import SPLITS
 from robust_mrc.data.text import WORD_RE, normalize
 from robust_mrc.data.writers import atomic_write_text, output_path_problem
 

@@ -1,5 +1,5 @@
-"""Multiple choice as span QA, to train the DE span extractor (seed 000 section 3.1; the
-"Distractor Extraction (DE)" note of ``reference-algorithms.md``, step 1).
+"""Multiple choice as span QA, to train the DE span extractor (Si et al. 2021 (AdvRACE), section
+3.1; the "Distractor Extraction (DE)" note of ``reference-algorithms.md``, step 1).
 
 Training data: the correct option is inserted into the passage at a random word position, and the
 span example's answer is the inserted text at that offset. A word position is the start of a

@@ -1,5 +1,5 @@
 """Statistics of a distractor bank over the multiple-choice questions it is meant for (any bank:
-DE or DG), the figures issue 15 asks for, each beside the same figure for the original
+DE or DG): coverage, novelty and similarity figures, each beside the same figure for the original
 distractors.
 
 A bank distractor is *usable* for a question when the attacks would put it in

@@ -1,18 +1,15 @@
 """Config checks: the values of a train or evaluate config, checked before any work, the key named.
 
-:func:`check_config` runs at the start of ``train(cfg)`` and of ``python evaluate.py``: types and
-ranges of the numeric keys, choices, cross-field rules (``task.doc_stride < task.max_length``),
-``trainer`` keys that ``pytorch_lightning.Trainer`` does not take, and ``trainer=gpu`` on a machine
-without a GPU. Every problem found is listed in one :class:`ConfigError`.
+:func:`check_config` runs at the start of ``train(cfg)`` and of ``python evaluate.py``: every
+setting by its definition (type, range, allowed values: :mod:`robust_mrc.core.settings`), then the
+rules across settings (``task.doc_stride < task.max_length``, ``data.limit`` per split, task=dg on
+clean multiple-choice data), ``trainer`` keys that ``pytorch_lightning.Trainer`` does not take, and
+``trainer=gpu`` on a machine without a GPU. Every problem found is listed in one :class:`ConfigError`.
 
 :func:`check_lengths` is the data-dependent part, run once the examples are read: a span question
 that leaves no room for a ``doc_stride`` of context is an error naming the example (the tokenizer
 would stop with a Rust panic inside a DataLoader worker); multiple-choice questions and options
 that do not fit ``task.max_length`` are cut by the collator and only counted in a warning.
-
-Why not Hydra structured configs: ``data.limit`` is an integer or a mapping (a union OmegaConf
-cannot type). Each key's default has one home, a YAML file under ``conf/`` (group bases such as
-``conf/data/base/defaults.yaml``); ``tests/test_config_keys.py`` checks that the keys the code reads are there.
 """
 
 from __future__ import annotations
@@ -25,11 +22,13 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from robust_mrc.config.schema import check_settings
+from robust_mrc.core import settings as S
 from robust_mrc.core.errors import ConfigError
+from robust_mrc.data.sources import SPLITS
 
 log = logging.getLogger(__name__)
 
-SPLITS = ("train", "validation", "test")
 MIN_MAX_LENGTH = 32  # below this no passage, question and option fit at all
 # Trainer arguments robust-mrc sets itself: a config value would clash with them
 RESERVED_TRAINER_KEYS = {"default_root_dir": "output_dir=", "callbacks": "the code", "logger": "logger=", "plugins": "the code"}
@@ -107,14 +106,6 @@ class _Checker:
             self.bad(key, v, "a string or null")
 
 
-def _check_common(c: _Checker) -> None:
-    c.integer("seed", 0, 2**32 - 1)
-    c.integer("eval_batch_size", 1, null=True)
-    c.integer("num_workers", 0)
-    c.integer("progress_every", 0, null=True)
-    c.text("output_dir")
-
-
 def _check_task(c: _Checker, kind: str) -> None:
     if c.value("task.name") == "dg" and kind != "train":
         c.problems.append(
@@ -122,28 +113,26 @@ def _check_task(c: _Checker, kind: str) -> None:
             "makes a bank: python -m robust_mrc.banks.dg ckpt=PATH data=... out=bank.jsonl"
         )
         return
-    c.choice("task.name", ("mc", "span", "dg"))
-    max_length = c.integer("task.max_length", MIN_MAX_LENGTH)
-    multiple = c.integer("task.pad_to_multiple_of", 1, null=True)
+    name = c.value("task.name")
+    if name not in S.TASKS:
+        c.choice("task.name", tuple(S.TASKS))
+        return
+    check_settings(c, S.TASKS[name], "task.")
+    max_length, multiple = _int(c, "task.max_length"), _int(c, "task.pad_to_multiple_of")
     if max_length is not None and multiple and max_length % multiple:
         c.problems.append(
             f"task.pad_to_multiple_of={multiple} must divide task.max_length={max_length}: a batch "
             f"padded up to the next multiple would be longer than max_length (and than the model's positions)"
         )
-    if c.value("task.name") == "mc":
-        c.choice("task.inputs", ("full", "options_only", "question_options", "passage_options"))
+    if name == "mc":
         return
-    if c.value("task.name") == "dg":
+    if name == "dg":
         _check_generation(c)
         return
-    stride = c.integer("task.doc_stride", 1)
-    c.integer("task.n_best", 1)
-    c.integer("task.max_answer_length", 1)
-    c.integer("task.max_windows", 1, null=True)
+    stride = _int(c, "task.doc_stride")
     no_answer = c.value("task.no_answer")
     if c.has("task.no_answer") and no_answer != "auto" and not isinstance(no_answer, bool):
         c.bad("task.no_answer", no_answer, "auto, true or false")
-    c.choice("task.metric", ("auto", "squad", "squad_v1", "squad_v2", "dureader"), null=True)
     if max_length is not None and stride is not None and stride >= max_length:
         c.problems.append(
             f"task.doc_stride={stride} must be smaller than task.max_length={max_length} (the overlap of two windows; 128 for 384 is usual)"
@@ -152,13 +141,6 @@ def _check_task(c: _Checker, kind: str) -> None:
 
 def _check_generation(c: _Checker) -> None:
     """Task ``dg``: generation settings, and clean training only (attacks are for readers)."""
-    c.integer("task.max_target_length", 2)
-    c.integer("task.max_new_tokens", 1)
-    c.integer("task.no_repeat_ngram_size", 0)
-    c.boolean("task.val_generate")
-    from robust_mrc.models.seq2seq import CROSS_ATTENTION_INITS
-
-    c.choice("model.cross_attention_init", CROSS_ATTENTION_INITS, null=True)
     if c.value("data.task") not in (None, "mc"):
         c.problems.append(
             f"data={c.value('data.name')} is a {c.value('data.task')!r} data set: task=dg learns from "
@@ -173,13 +155,9 @@ def _check_generation(c: _Checker) -> None:
 
 
 def _check_data(c: _Checker) -> None:
-    from robust_mrc.data.readers import FORMATS
     from robust_mrc.data.readers._files import parse_size
 
-    c.choice("data.source", ("synthetic", "local", "hub"))
-    c.choice("data.format", FORMATS, null=True)
-    c.boolean("data.strict")
-    c.number("data.holdout", 0.0, 1.0, hi_open=True, null=True)
+    check_settings(c, S.DataSettings, "data.")
     for key in ("data.n_train", "data.n_val", "data.n_test"):
         c.integer(key, 0)
     limit = c.value("data.limit")
@@ -237,39 +215,28 @@ def _check_trainer(c: _Checker) -> None:
 
 
 def _check_train(c: _Checker) -> None:
-    c.integer("batch_size", 1)
-    c.integer("checkpoint_every_n_steps", 1, null=True)
-    for key in ("group_by_length", "test_after_fit", "record_train_items"):
-        c.boolean(key)
-    c.text("ckpt_path")
-    c.text("monitor")
+    check_settings(c, S.TrainSettings)
     c.choice("logger.name", ("csv", "wandb", "none"), null=True)
-    c.number("model.optim.lr", 0.0, lo_open=True)
-    c.number("model.optim.weight_decay", 0.0)
-    c.number("model.optim.warmup_ratio", 0.0, 1.0, hi_open=True)
+    if c.value("model") is not None:
+        check_settings(c, S.ModelSettings, "model.")
+    if c.value("attack") is not None:
+        check_settings(c, S.AttackSettings, "attack.")
 
 
 def _check_eval(c: _Checker) -> None:
-    c.choice("split", SPLITS)
-    from robust_mrc.models.scoring import SEARCH_PRECISIONS
+    check_settings(c, S.EvalSettings)
 
-    if str(precision := c.value("search_precision")) not in SEARCH_PRECISIONS:  # YAML reads 32 as a number
-        c.bad("search_precision", precision, "one of " + ", ".join(SEARCH_PRECISIONS))
-    c.text("cache_dir")
-    c.number("confidence_threshold", 0.0, 1.0, lo_open=True)
-    c.integer("error_folds", 2)
-    c.boolean("wandb")
-    c.boolean("magnet_screen.enabled")
-    c.integer("magnet_screen.questions", 1, null=True)
-    c.integer("magnet_screen.max_pool", 1, null=True)
-    c.integer("magnet_screen.top", 1)
+
+def _int(c: _Checker, key: str) -> int | None:
+    """A setting already checked as an integer, or None when it is not one."""
+    value = c.value(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def check_config(cfg: DictConfig, kind: str = "train") -> None:
     """Raise a :class:`ConfigError` listing every key of ``cfg`` (a ``train.py`` config, or with
     ``kind="eval"`` an ``evaluate.py`` one) whose value cannot work."""
     c = _Checker(cfg)
-    _check_common(c)
     _check_task(c, kind)
     if c.value("data") is not None:
         _check_data(c)

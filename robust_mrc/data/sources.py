@@ -44,14 +44,15 @@ def check_task(data_cfg: Mapping[str, Any], task: str) -> None:
 def load_splits(data_cfg: Mapping[str, Any], task: str, seed: int = 0) -> dict[str, list]:
     """Examples for train / validation / test (a split may be empty)."""
     check_task(data_cfg, task)
-    source = data_cfg["source"]  # the keys read here: the data option, defaults in conf/data/base/defaults.yaml
+    source = data_cfg["source"]  # the keys read here: the data option over its definition (robust_mrc/core/settings.py)
     if source == "synthetic":
         from robust_mrc.data.synthetic import synthetic_splits
 
         kwargs = dict(data_cfg.get("generator") or {})
-        # data.seed (the synthetic options set it): the run seed when a data option names none
+        # data.seed (the synthetic options set it), else the run seed
+        data_seed = data_cfg.get("seed")
         splits = synthetic_splits(
-            task, int(data_cfg.n_train), int(data_cfg.n_val), int(data_cfg.n_test), int(data_cfg.get("seed", seed)), **kwargs
+            task, int(data_cfg.n_train), int(data_cfg.n_val), int(data_cfg.n_test), int(seed if data_seed is None else data_seed), **kwargs
         )
     elif source in ("local", "hub"):
         splits = {split: _read_split(data_cfg, split) for split in SPLITS}

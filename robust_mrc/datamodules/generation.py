@@ -1,8 +1,8 @@
 """Distractor generation (task ``dg``): multiple-choice examples -> (source, target) pairs -> tensors.
 
 The task reads multiple-choice data (its examples are :class:`~robust_mrc.data.examples.MCExample`)
-and learns what AdvRACE's generator learns (seed 000, 3.2): from a passage, a question and its
-correct answer, one wrong option.
+and learns what the generator of Si et al. 2021 (AdvRACE), section 3.2, learns: from a passage, a
+question and its correct answer, one wrong option.
 
 * Source (one row per example): ``question <sep> answer`` as the first sequence, the passage as the
   second; only the passage is truncated to ``max_length``.

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from robust_mrc.attacks.apply import attack_example
+from robust_mrc.core import settings as S
 from robust_mrc.datamodules import generation, mc
 from robust_mrc.datamodules.span_windows import LONG_CONTEXT_CHARS, tokenize_context
 
@@ -42,9 +43,10 @@ class TokenCounter:
     """Token lengths of examples as the task's collator will see them."""
 
     def __init__(self, task_cfg: Mapping[str, Any], tokenizer):
+        task_cfg = S.complete_task(task_cfg)
         self.task = task_cfg["name"]
         self.max_length = int(task_cfg["max_length"])
-        self.inputs = task_cfg.get("inputs", "full")
+        self.inputs = task_cfg["inputs"] if self.task == "mc" else None  # multiple choice: which parts the rows hold
         self.tokenizer = tokenizer
         self.pair_extra = tokenizer.num_special_tokens_to_add(pair=True)
         self.single_extra = tokenizer.num_special_tokens_to_add(pair=False)

@@ -22,6 +22,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset, RandomSampler
 
 from robust_mrc.attacks.apply import attack_example, build_attacks
+from robust_mrc.core import settings as S
 from robust_mrc.data.sources import load_splits
 from robust_mrc.datamodules import generation, mc, span
 from robust_mrc.datamodules.datasets import AttackedDataset, ExampleDataset, PolicyDataset, TaggedCollator
@@ -34,16 +35,15 @@ log = logging.getLogger(__name__)
 
 def make_collator(task_cfg: Mapping[str, Any], tokenizer, train: bool = False) -> Callable:
     """The task's collator; ``train``: span examples keep at most ``task.max_windows`` windows."""
+    task_cfg = S.complete_task(task_cfg)
     multiple = task_cfg.get("pad_to_multiple_of") or None  # batch widths rounded up: fewer distinct shapes on a GPU
     if task_cfg["name"] == "mc":
-        return mc.MCCollator(
-            tokenizer, max_length=int(task_cfg["max_length"]), inputs=task_cfg.get("inputs", "full"), pad_to_multiple_of=multiple
-        )
+        return mc.MCCollator(tokenizer, max_length=int(task_cfg["max_length"]), inputs=task_cfg["inputs"], pad_to_multiple_of=multiple)
     if task_cfg["name"] == "dg":
         return generation.DGCollator(
             tokenizer,
             max_length=int(task_cfg["max_length"]),
-            max_target_length=int(task_cfg.get("max_target_length", 24)),
+            max_target_length=int(task_cfg["max_target_length"]),
             pad_to_multiple_of=multiple,
         )
     max_windows = task_cfg.get("max_windows") if train else None
@@ -58,7 +58,7 @@ def make_collator(task_cfg: Mapping[str, Any], tokenizer, train: bool = False) -
 
 def approx_length(task_cfg: Mapping[str, Any], example) -> int:
     if task_cfg["name"] == "mc":
-        return mc.approx_length(example, task_cfg.get("inputs", "full"))
+        return mc.approx_length(example, task_cfg["inputs"])
     if task_cfg["name"] == "dg":
         return generation.approx_length(example)
     return span.approx_length(example)
@@ -78,6 +78,7 @@ def prediction_loader(
     Under DDP Lightning replaces the sequential sampler by ``DistributedSampler(shuffle=False)``,
     which pads the last round with repeated examples; predictions are merged by example id, so
     each example counts once."""
+    task_cfg = S.complete_task(task_cfg)
     ordered = sorted(examples, key=lambda ex: -approx_length(task_cfg, ex))
     return DataLoader(
         ExampleDataset(ordered),
@@ -105,7 +106,7 @@ class QADataModule(pl.LightningDataModule):
         record_items: bool = False,
     ):
         super().__init__()
-        self.task_cfg, self.data_cfg = task_cfg, data_cfg
+        self.task_cfg, self.data_cfg = S.complete_task(task_cfg), data_cfg
         self.tokenizer = tokenizer
         self.batch_size = batch_size
         self.eval_batch_size = eval_batch_size or batch_size

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from robust_mrc.core import settings as S
 from robust_mrc.data.examples import SpanExample
 from robust_mrc.datamodules.span_windows import (
     LONG_CONTEXT_CHARS,
@@ -50,11 +51,11 @@ def resolve_span_task(task_cfg: Mapping[str, Any], splits: Mapping[str, Sequence
     """``task_cfg`` with its data-dependent settings decided from the examples of ``splits``:
     ``no_answer: auto`` -> True when a question of any split is unanswerable (SQuAD v2.0), else
     False; ``metric: auto`` (or unset) -> ``squad_v2`` in that case, else ``squad_v1``."""
-    out = dict(task_cfg)
-    if out.get("name") != "span":
-        return out
+    if task_cfg.get("name") != "span":
+        return dict(task_cfg)
+    out = S.complete_task(task_cfg)
     impossible = any(ex.is_impossible for examples in splits.values() for ex in (examples or []))
-    if str(out.get("no_answer", "auto")).lower() == "auto":
+    if str(out["no_answer"]).lower() == "auto":
         out["no_answer"] = impossible
     else:
         out["no_answer"] = out["no_answer"] in (True, "true", "True")

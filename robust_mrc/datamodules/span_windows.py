@@ -22,7 +22,7 @@ that start inside it: every token is then tokenized with the same neighbours as 
 context, for WordPiece (BERT), byte-level BPE (RoBERTa: the space belongs to the next word, and
 ``trim_offsets`` treats a text's first token apart) and SentencePiece alike, unless a single
 pre-token (a run without white space or punctuation) is longer than the margin. A context with
-no white space (e.g. Chinese) stays one piece. ``tests/test_datamodules.py`` checks that the windows
+no white space (e.g. Chinese) stays one piece. ``tests/datamodules/test_collation.py`` checks that the windows
 equal the tokenizer's own overflowing windows (ids, token types, attention mask, offsets) on real
 SQuAD dev paragraphs cut into small pieces and on a long context, for the MiniLM (WordPiece)
 tokenizer and a byte-level BPE tokenizer with RoBERTa's template.

@@ -3,10 +3,12 @@
 One module per concern (none imports torch; matplotlib and scikit-learn are imported only by the
 functions that draw or fit):
 
-* :mod:`~robust_mrc.diagnostics.interference` -- seed 002: interference scores ``T_k`` of irrelevant
+* :mod:`~robust_mrc.diagnostics.interference` -- Lin, Zou & Ding 2021 (magnet options):
+  interference scores ``T_k`` of irrelevant
   pool options, pool exclusion masks, ranking, the ranked-pool file and the sorted-score plot.
-* :mod:`~robust_mrc.diagnostics.dpr` -- seed 003: different prediction ratio of paired predictions.
-* :mod:`~robust_mrc.diagnostics.calibration` -- seed 004: high-confidence errors, reliability bins /
+* :mod:`~robust_mrc.diagnostics.dpr` -- Tang et al. 2021 (DuReader_robust): different prediction
+  ratio of paired predictions.
+* :mod:`~robust_mrc.diagnostics.calibration` -- Wu et al. 2021: high-confidence errors, reliability bins /
   ECE and their plot (the confidence measures: :mod:`robust_mrc.metrics.confidence`).
 * :mod:`~robust_mrc.diagnostics.error_analysis` -- Wu et al. 2021 sections 5-6: accuracy per question
   type, answer and context length; the error predictor over every evaluated set (training amount,

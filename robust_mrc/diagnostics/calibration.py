@@ -1,4 +1,4 @@
-"""Calibration of model confidence (seed 004 Figure 2): :func:`high_confidence_error_rate` (high-
+"""Calibration of model confidence (Wu et al. 2021, Figure 2): :func:`high_confidence_error_rate` (high-
 vs low-confidence misclassifications), :func:`reliability_bins` (equal-width bins and the expected
 calibration error) and :func:`plot_reliability`. The confidence measures themselves are in
 :mod:`robust_mrc.metrics.confidence`.
@@ -28,7 +28,7 @@ def _as_arrays(conf, correct) -> tuple[np.ndarray, np.ndarray]:
 def high_confidence_error_rate(conf, correct, threshold: float = 0.9, *, among: str = "errors") -> float:
     """The share of high-confidence misclassifications (``conf >= threshold`` and wrong).
 
-    ``among="errors"`` (default, seed 004 Figure 2: misclassifications split into high and low
+    ``among="errors"`` (default, Wu et al. 2021, Figure 2: misclassifications split into high and low
     confidence): divided by the number of wrong predictions -- "how many of the model's errors
     were made confidently"; 0.0 when there is no error. ``among="all"``: divided by the number of
     examples; 0.0 for no example.

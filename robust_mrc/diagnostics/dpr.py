@@ -1,4 +1,4 @@
-"""Different prediction ratio (seed 003, DuReader_robust over-sensitivity).
+"""Different prediction ratio (Tang et al. 2021 (DuReader_robust), over-sensitivity).
 
 ``DPR = sum over pairs (q, q') of 1[f(q) != f(q')] / |pairs|``: the share of (original question,
 paraphrased question) pairs on which a model's answers differ. Answers are compared after the

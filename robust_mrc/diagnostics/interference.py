@@ -1,6 +1,7 @@
-"""Magnet options (seed 002): interference scores of irrelevant options, ranking, pool file, plot.
+"""Magnet options (Lin, Zou & Ding 2021): interference scores of irrelevant options, ranking, pool
+file, plot.
 
-Seed 002 scores every option on its own, ``S(o)`` = the multiple-choice head's logit of
+Lin, Zou & Ding 2021 score every option on its own, ``S(o)`` = the multiple-choice head's logit of
 (passage, question + o). For question i with its own options ``o_i1 .. o_iJ`` and an irrelevant
 pool option ``o_ak``::
 
@@ -36,8 +37,8 @@ Files: :func:`write_ranked_pool` writes the ranked pool in the two formats that
 The loader drops options that its normalization (lower case, word characters only) makes empty
 or duplicates of an earlier line, so a pool file may load with fewer entries than it has lines.
 
-:func:`plot_sorted_scores` draws seed 002 Figure 2: the interference scores sorted in decreasing
-order against the rank of the option, one curve per model.
+:func:`plot_sorted_scores` draws Lin, Zou & Ding 2021, Figure 2: the interference scores sorted in
+decreasing order against the rank of the option, one curve per model.
 """
 
 from __future__ import annotations
@@ -132,12 +133,12 @@ def pool_exclusion_mask(
     """Boolean ``(N, K)``: True where pool option k must not be used with question i.
 
     A pair is excluded when the normalized pool option equals one of the question's own normalized
-    options (seed 002: "none of the options in O_A was identical to any of the original options").
+    options (the paper: "none of the options in O_A was identical to any of the original options").
     ``normalize`` defaults to :func:`robust_mrc.data.text.normalize` (lower case, word
     characters only, white space collapsed), the rule :class:`~robust_mrc.attacks.pools.OptionPool`
     uses for duplicates. With ``own_sources`` (one key per question, e.g. a passage key) and
     ``pool_sources`` (one per pool option), a pair is also excluded when both keys are non-empty
-    and equal (seed 002: the option must come from a question about another passage).
+    and equal (the paper: the option must come from a question about another passage).
     """
     norm = normalize or _default_normalize
     n, k = len(own_options), len(pool_options)
@@ -220,7 +221,7 @@ def read_ranked_pool(path: str | Path) -> list[tuple[str, float]]:
 
 
 def plot_sorted_scores(T, path: str | Path, *, title: str | None = None) -> Path:
-    """PNG of the interference scores sorted in decreasing order (seed 002 Figure 2).
+    """PNG of the interference scores sorted in decreasing order (Lin, Zou & Ding 2021, Figure 2).
 
     ``T`` is one score array or a mapping ``{model name: scores}`` (one curve each); NaN scores
     are left out. The x axis is the rank of the option, the y axis ``T_k`` in [0, 1].

@@ -2,7 +2,7 @@
 
 ``cfg.diagnostics`` selects among:
 
-* ``confidence`` (seed 004): top option probability (multiple choice) or the normalized-entropy
+* ``confidence`` (Wu et al. 2021): top option probability (multiple choice) or the normalized-entropy
   confidence of the answer's window (span); mean, high-confidence error rate, expected calibration
   error, and ``reliability_<model>.png``, for every model on the clean set.
 * ``error_analysis`` (Wu et al. 2021 sections 5 and 6): over every (model, set, question) of the
@@ -12,9 +12,11 @@
   majority class, with its feature importances; per set the same (the paper's Table 6); median
   readability of right and wrong answers; accuracy by question type, answer and context length
   per set (see :mod:`robust_mrc.diagnostics.error_analysis`).
-* ``pq_remove`` (seed 000 Table 8): for an options-only checkpoint, its accuracy against chance;
+* ``pq_remove`` (Si et al. 2021 (AdvRACE), Table 8): for an options-only checkpoint, its accuracy
+  against chance;
   for any other checkpoint the report says that the probe needs an options-only model.
-* ``dpr`` (seed 003): the different-prediction ratio of every set marked ``dpr: true`` (a
+* ``dpr`` (Tang et al. 2021 (DuReader_robust)): the different-prediction ratio of every set marked
+  ``dpr: true`` (a
   paraphrase file or a question-only rewrite), paired with the clean set by example id.
 """
 
@@ -144,7 +146,7 @@ def run_diagnostics(
         pq = {}
         chance = sum(1 / len(ex.options) for ex in sets[CLEAN].examples) / max(1, len(sets[CLEAN].examples))
         for name, module in zip(names, modules):
-            inputs = module.task_cfg.get("inputs", "full")
+            inputs = module.task_cfg["inputs"]
             if inputs == "options_only":
                 acc = report["models"][name]["sets"][CLEAN]["acc"]
                 pq[name] = {"options_only": True, "acc": acc, "chance": chance, "above_chance": acc - chance}

@@ -1,4 +1,4 @@
-"""Ensembles of models over their prediction records (seed 004 sections 3.2 and 4.1, "Ens").
+"""Ensembles of models over their prediction records (Wu et al. 2021 sections 3.2 and 4.1, "Ens").
 
 :func:`combine_records` makes an ensemble's records from its members' records, in the members'
 record layout, so the same metrics, report and diagnostics apply. Multiple choice: ``average`` or
@@ -12,7 +12,7 @@ Multiple choice (per example, over the members' records):
   number of votes goes to the one with the highest averaged probability (when probabilities are
   given), and a remaining tie to the lowest option index.
 
-Span QA, seed 004: "tokenize the answers ... and only include the word in the predicted answer if
+Span QA, Wu et al. 2021: "tokenize the answers ... and only include the word in the predicted answer if
 any two models agree". :func:`span_token_vote` makes that precise:
 
 1. Each answer is split into tokens (white space by default; ``tokenize="char"`` for Chinese).
@@ -108,7 +108,7 @@ def span_token_vote(
 
     Args:
         answers: one answer text per member, in member order.
-        min_votes: how many answers must contain a token for it to be kept (seed 004: 2).
+        min_votes: how many answers must contain a token for it to be kept (Wu et al. 2021: 2).
         tokenize: ``"whitespace"`` (``str.split``), ``"char"`` (every non-space character, for
             Chinese) or a callable ``text -> tokens`` (joined with spaces).
         key: token -> comparison key (default: see the module docstring).
@@ -159,6 +159,7 @@ def span_ensemble(pred_dicts: Sequence[Mapping[str, str]], min_votes: int = 2, *
 
 
 METHODS = {"mc": ("average", "vote"), "span": ("token_vote",)}
+METHOD_NAMES = tuple(m for methods in METHODS.values() for m in methods)
 
 
 def combine_records(members: Sequence[Mapping[str, dict]], task: str, method: str) -> dict[str, dict]:

@@ -104,20 +104,20 @@ class EvalSet:
 def suite_specs(suite_cfg: Mapping[str, Any] | None, task: str) -> list[SetSpec]:
     """The non-clean sets of a suite config, checked (unique names, a task that fits)."""
     # defaults kept: suite=null gives no suite, and a user's own suite file may leave keys out
-    cfg = dict(suite_cfg or {})
-    suite_task = cfg.get("task")
-    name = cfg.get("name", "suite")
+    suite_cfg = dict(suite_cfg or {})
+    suite_task = suite_cfg.get("task")
+    name = suite_cfg.get("name", "suite")
     if suite_task not in (None, "any", task):
         raise SuiteConfigError(f"suite={name} is for task={suite_task}, but the checkpoint is task={task}")
     specs: list[SetSpec] = []
-    for i, entry in enumerate(cfg.get("sets") or []):
+    for i, entry in enumerate(suite_cfg.get("sets") or []):
         if isinstance(entry, str):
             entry = {"name": entry}
         entry = dict(entry)
         if "name" not in entry:
             raise SuiteConfigError(f"suite={name}: set #{i} has no name: {entry}")
         specs.append(_set_spec(entry, f"suite={name}: set {entry['name']!r}", task))
-    for set_name, value in (cfg.get("extra") or {}).items():
+    for set_name, value in (suite_cfg.get("extra") or {}).items():
         value = {"file": value} if isinstance(value, str) else dict(value)
         if not value.get("file"):
             raise SuiteConfigError(f"suite.extra.{set_name}: give a file path (or {{file: ..., format: ...}})")

@@ -118,7 +118,6 @@ def train(cfg: DictConfig) -> dict[str, Any]:
                 "no-answer on (task.no_answer=%s): the threshold is tuned on the validation split each epoch",
                 cfg.task.no_answer,
             )
-    module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
 
     monitor = cfg.monitor or module.monitor  # null: the task's metric
     checkpoint = pl.callbacks.ModelCheckpoint(

@@ -1,4 +1,5 @@
-"""Model confidence (seed 004 section 4.3), pure numpy: used by the span decoder and the diagnostics.
+"""Model confidence (Wu et al. 2021, section 4.3), pure numpy: used by the span decoder and the
+diagnostics.
 
 * Span QA: ``confidence = 1 - (H_n(start) + H_n(end)) / 2`` where ``H_n(p) = H(p) / log n`` is the
   entropy of the start (end) distribution over the ``n`` valid context tokens, normalized by its
@@ -53,7 +54,7 @@ def normalized_entropy(logits, mask=None) -> np.ndarray | float:
 
 
 def span_confidence(start_logits, end_logits, mask=None) -> np.ndarray | float:
-    """Seed 004's span confidence ``1 - (H_n(start) + H_n(end)) / 2`` (see the module docstring).
+    """Wu et al. 2021's span confidence ``1 - (H_n(start) + H_n(end)) / 2`` (see the module docstring).
 
     ``start_logits``, ``end_logits``: ``(L,)`` for one window or ``(B, L)`` for a batch of
     windows; ``mask``: True on the context tokens that may start or end an answer (same shape or
@@ -82,7 +83,7 @@ def _flat_rest_entropy(p: float, n: int) -> float:
 def flat_rest_confidence(p_start: float, p_end: float, n: int) -> float:
     """Span confidence from the probabilities of the chosen start and end tokens only.
 
-    Seed 004's approximation: the start (end) distribution puts ``p`` on the chosen token and
+    Wu et al. 2021's approximation: the start (end) distribution puts ``p`` on the chosen token and
     ``(1 - p) / (n - 1)`` on each of the other ``n - 1`` context tokens; then
     ``1 - (H_n(start) + H_n(end)) / 2`` as in :func:`span_confidence`. ``n <= 1`` -> 1.0
     (``n == 0`` included: with top probabilities there is always a chosen token).

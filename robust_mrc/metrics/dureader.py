@@ -3,7 +3,7 @@
 Written from the script's documented rules (``../shared/docs/reference-algorithms.md``, section
 DuReader_robust; not copied) and checked case by case against
 ``../shared/data/metric_oracles/dureader_zh.jsonl``: 2,092 (prediction, golds) cases whose scores
-were produced by running the official script unchanged; ``tests/test_metrics.py`` reproduces every
+were produced by running the official script unchanged; ``tests/metrics/test_span_metrics.py`` reproduces every
 ``dr_em`` and ``dr_f1`` to 1e-9.
 
 * :func:`normalize_dureader` -- lower case, then remove only the characters of the script's own
@@ -72,7 +72,7 @@ def normalize_dureader(s: str) -> str:
     return "".join(ch for ch in s.lower() if ch not in PUNCTUATION)
 
 
-#: the name earlier versions used (then a looser normalization; now the official one)
+#: another name for :func:`normalize_dureader` (the official normalization)
 normalize_zh = normalize_dureader
 
 

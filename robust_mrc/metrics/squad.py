@@ -2,7 +2,7 @@
 
 Written from the scripts' documented rules (not copied) and checked case by case against
 ``../shared/data/metric_oracles/squad_en.jsonl``: 2,114 (prediction, golds) cases whose per-question
-scores were produced by running both official scripts unchanged; ``tests/test_metrics.py``
+scores were produced by running both official scripts unchanged; ``tests/metrics/test_span_metrics.py``
 reproduces every ``v11_em``, ``v11_f1``, ``v20_em`` and ``v20_f1`` to 1e-9.
 
 Shared by both versions:

@@ -24,6 +24,7 @@ from urllib.parse import urlparse
 
 import torch
 
+from robust_mrc.core import settings as S
 from robust_mrc.core.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -176,9 +177,10 @@ def load_backbone(model_cfg: Mapping[str, Any], task: str, *, pretrained_weights
     import transformers
 
     head = getattr(transformers, TASK_HEADS[task])
+    model_cfg = S.complete(S.ModelSettings, model_cfg)
     name = resolve_pretrained(model_cfg["pretrained"])
-    remote = bool(model_cfg.get("trust_remote_code", False))
-    random_init = model_cfg.get("init", "pretrained") == "random" or not pretrained_weights
+    remote = bool(model_cfg["trust_remote_code"])
+    random_init = model_cfg["init"] == "random" or not pretrained_weights
     access = hub_access(name, "model")
     try:
         config = model_config(name, dict(model_cfg.get("config") or {}), trust_remote_code=remote, access=access)
@@ -187,7 +189,7 @@ def load_backbone(model_cfg: Mapping[str, Any], task: str, *, pretrained_weights
 
             model = build_seq2seq(name, config, model_cfg, random_init=random_init, access=access)
         elif random_init:
-            torch.manual_seed(int(model_cfg.get("init_seed", 0)))
+            torch.manual_seed(int(model_cfg["init_seed"]))
             model = head.from_config(config, trust_remote_code=remote)
         else:
             model = head.from_pretrained(name, config=config, trust_remote_code=remote, **access)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytorch_lightning as pl
 
+from robust_mrc.core import settings as S
 from robust_mrc.core.distributed import gather_objects
 from robust_mrc.models.backbone import load_backbone
 from robust_mrc.models.optim import build_optimizer
@@ -36,11 +37,10 @@ class QAModule(pl.LightningModule):
     def __init__(self, model_cfg: Mapping[str, Any], task_cfg: Mapping[str, Any], pretrained_weights: bool = True):
         super().__init__()
         self.save_hyperparameters(ignore=["pretrained_weights"])
-        self.model_cfg, self.task_cfg = dict(model_cfg), dict(task_cfg)
+        # completed from their definitions: a checkpoint's saved settings may lack newer keys
+        self.model_cfg, self.task_cfg = S.complete(S.ModelSettings, model_cfg), S.complete_task(task_cfg)
         self.backbone = load_backbone(self.model_cfg, self.task, pretrained_weights=pretrained_weights)
         self.backbone.train()  # from_pretrained gives eval mode: dropout would stay off
-        # names of the eval sets of each stage, in dataloader order (clean first)
-        self.eval_set_names: dict[str, list[str]] = {"val": ["clean"], "test": ["clean"]}
         self._records: dict[tuple[str, int], dict[str, dict]] = {}
         self.last_predictions: dict[str, dict[str, dict]] = {}
 
@@ -82,8 +82,17 @@ class QAModule(pl.LightningModule):
     def test_step(self, batch, batch_idx, dataloader_idx: int = 0):
         self._eval_step("test", batch, dataloader_idx)
 
+    def set_names(self, stage: str) -> list[str]:
+        """The names of the eval sets of ``stage`` (``val`` / ``test``) in dataloader order (clean
+        first), from the data module the Trainer runs with; ``["clean"]`` without one."""
+        trainer = self._trainer  # None before the module is attached
+        datamodule = getattr(trainer, "datamodule", None) if trainer is not None else None
+        if datamodule is None or not hasattr(datamodule, "eval_set_names"):
+            return ["clean"]
+        return datamodule.eval_set_names("validation" if stage == "val" else stage)
+
     def set_name(self, stage: str, idx: int) -> str:
-        names = self.eval_set_names.get(stage, ["clean"])
+        names = self.set_names(stage)
         return names[idx] if idx < len(names) else f"set{idx}"
 
     @property

@@ -1,6 +1,6 @@
 """Distractor generator (task ``dg``) on an encoder-decoder: passage + question + answer -> one wrong option.
 
-The generator of AdvRACE's DG attack (seed 000, 3.2; UniLM in the paper, here any
+The generator of the DG attack of Si et al. 2021 (AdvRACE), section 3.2 (UniLM in the paper, here any
 ``AutoModelForSeq2SeqLM`` or BERT2BERT from an encoder: :mod:`robust_mrc.models.seq2seq`).
 
 * Training: teacher-forced cross-entropy over the target tokens of every (example, wrong option)
@@ -96,10 +96,8 @@ class GenerationModule(QAModule):
                 num_beams=k,
                 num_return_sequences=ret,
                 do_sample=False,
-                max_new_tokens=int(max_new_tokens or self.task_cfg.get("max_new_tokens", 20)),
-                no_repeat_ngram_size=int(
-                    self.task_cfg.get("no_repeat_ngram_size", 1) if no_repeat_ngram_size is None else no_repeat_ngram_size
-                ),
+                max_new_tokens=int(max_new_tokens or self.task_cfg["max_new_tokens"]),
+                no_repeat_ngram_size=int(self.task_cfg["no_repeat_ngram_size"] if no_repeat_ngram_size is None else no_repeat_ngram_size),
             )
         texts = [t.strip() for t in self.tokenizer.batch_decode(out, skip_special_tokens=True, clean_up_tokenization_spaces=True)]
         return [texts[i * ret : (i + 1) * ret] for i in range(len(batch["ids"]))]
@@ -116,7 +114,7 @@ class GenerationModule(QAModule):
             tokens = torch.zeros(n, dtype=torch.long, device=sums.device).index_add_(0, batch["pair_source"].to(sums.device), counts)
             for ex_id, l_, t_ in zip(batch["ids"], loss.tolist(), tokens.tolist()):
                 records[ex_id].update(loss_sum=round(l_, 6), tokens=int(t_))
-        if self.task_cfg.get("val_generate", True):
+        if self.task_cfg["val_generate"]:
             for ex_id, (pred,) in zip(batch["ids"], self.generate_beams(batch, 1)):
                 records[ex_id]["pred"] = pred
         return records

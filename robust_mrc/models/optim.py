@@ -7,6 +7,8 @@ from typing import Any
 
 import torch
 
+from robust_mrc.core import settings as S
+
 
 def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
     """Biases and LayerNorm weights (every 1-d parameter) get no weight decay."""
@@ -28,13 +30,13 @@ def linear_warmup_decay(optimizer, warmup_steps: int, total_steps: int):
 
 
 def build_optimizer(model: torch.nn.Module, optim_cfg: Mapping[str, Any], total_steps: int):
+    optim_cfg = S.complete(S.OptimSettings, optim_cfg)  # also built from plain dicts (tests, older checkpoints)
     optimizer = torch.optim.AdamW(
-        # defaults as in conf/model/: modules are also built from plain dicts (tests, older checkpoints)
-        param_groups(model, float(optim_cfg.get("weight_decay", 0.01))),
+        param_groups(model, float(optim_cfg["weight_decay"])),
         lr=float(optim_cfg["lr"]),
-        eps=float(optim_cfg.get("adam_epsilon", 1e-8)),
-        betas=tuple(optim_cfg.get("betas", (0.9, 0.999))),
+        eps=float(optim_cfg["adam_epsilon"]),
+        betas=tuple(optim_cfg["betas"]),
     )
-    warmup = int(float(optim_cfg.get("warmup_ratio", 0.0)) * total_steps)
+    warmup = int(float(optim_cfg["warmup_ratio"]) * total_steps)
     scheduler = linear_warmup_decay(optimizer, warmup, total_steps)
     return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}

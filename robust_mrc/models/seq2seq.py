@@ -25,6 +25,8 @@ from typing import Any
 
 import torch
 
+from robust_mrc.core import settings as S
+
 
 def build_seq2seq(name: str, config, model_cfg: Mapping[str, Any], *, random_init: bool, access: Mapping[str, Any]):
     """The encoder-decoder for ``name`` (resolved) with ``config`` (its overrides applied): random
@@ -33,9 +35,10 @@ def build_seq2seq(name: str, config, model_cfg: Mapping[str, Any], *, random_ini
 
     from robust_mrc.models.backbone import load_tokenizer
 
-    remote = bool(model_cfg.get("trust_remote_code", False))
+    model_cfg = S.complete(S.ModelSettings, model_cfg)
+    remote = bool(model_cfg["trust_remote_code"])
     if random_init:
-        torch.manual_seed(int(model_cfg.get("init_seed", 0)))
+        torch.manual_seed(int(model_cfg["init_seed"]))
     if getattr(config, "is_encoder_decoder", False):
         head = transformers.AutoModelForSeq2SeqLM
         if random_init:

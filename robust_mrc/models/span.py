@@ -40,7 +40,7 @@ class SpanQAModule(QAModule):
 
     @property
     def n_best(self) -> int:
-        return int(self.task_cfg.get("n_best", 20))
+        return int(self.task_cfg["n_best"])
 
     @property
     def no_answer(self) -> bool:
@@ -53,7 +53,7 @@ class SpanQAModule(QAModule):
         return "squad_v2" if metric == "auto" and self.no_answer else ("squad" if metric == "auto" else metric)
 
     def predict_records(self, batch: dict) -> dict[str, dict]:
-        decoder = SpanDecoder(batch, self.n_best, int(self.task_cfg.get("max_answer_length", 30)))
+        decoder = SpanDecoder(batch, self.n_best, int(self.task_cfg["max_answer_length"]))
         inputs = self.backbone_inputs(batch)
         n = int(inputs["input_ids"].shape[0])
         step = max(1, int(self.window_batch))
@@ -66,7 +66,7 @@ class SpanQAModule(QAModule):
         records = {}
         for ex_id, golds in zip(batch["ids"], batch["answers"]):
             text, score, f = cands[ex_id][0] if cands.get(ex_id) else ("", float("-inf"), -1)
-            # confidence (seed 004) of the window the answer came from
+            # confidence (Wu et al. 2021) of the window the answer came from
             conf = float(decoder.confidence[f]) if f >= 0 else 0.0
             records[ex_id] = {"pred": text, "score": score, "golds": golds, "confidence": round(conf, 6)}
             if self.no_answer:

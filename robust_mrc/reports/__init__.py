@@ -1,1 +1,1 @@
-"""Reports over finished runs (tables laid out like the seed papers')."""
+"""Reports over finished runs (tables laid out like the papers' tables: ``docs/references.md``)."""

@@ -1,4 +1,4 @@
-"""Training policy x test set: the layout of seed 000 Table 6, from finished runs.
+"""Training policy x test set: the layout of Si et al. 2021 (AdvRACE), Table 6, from finished runs.
 
 A directory is a training run (``metrics.json`` and ``config.yaml``, written by ``train``) or an
 evaluation (``report.json``, written by ``evaluate``: one row per evaluated model, named by the
@@ -50,7 +50,7 @@ def load_evaluation(run_dir: str | Path, ci: bool = False) -> list[tuple[str, st
     directory (``report.json``)."""
     report = json.loads((Path(run_dir) / "report.json").read_text())
     stage = "val" if report["split"] == "validation" else report["split"]
-    scorer = report.get("metric", "squad_v1")  # the span scorer (reports before it was stored: SQuAD's)
+    scorer = report.get("metric", "squad_v1")  # the span scorer (a report that names none: SQuAD's)
     rows = []
     for model, entry in report["models"].items():
         ckpt = entry.get("ckpt") if isinstance(entry.get("ckpt"), str) else None

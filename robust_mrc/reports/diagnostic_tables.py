@@ -9,6 +9,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from robust_mrc.papers import cite
 from robust_mrc.reports.tables import format_table
 
 MISSING = "-"
@@ -79,7 +80,7 @@ def error_section(errors: Mapping[str, Any]) -> list[str]:
     set, beside Table 6), its feature importances sorted (beside what Figure 6 says), the median
     readability (beside Table 5), then accuracy by question type, answer and context length per
     model and set."""
-    lines = ["### Error prediction (Wu et al. 2021 section 6)", ""]
+    lines = [f"### Error prediction ({cite('wu')} section 6)", ""]
     predictor = errors.get("predictor") or {}
     models = ", ".join(f"`{m}` ({t})" for m, t in (errors.get("models") or {}).items())
     lines += [
@@ -88,7 +89,7 @@ def error_section(errors: Mapping[str, Any]) -> list[str]:
         f"Training amount: {models or MISSING}. Features: {', '.join(errors.get('features') or [])}.",
         "",
         f"Gradient boosting with XGBoost's defaults, {predictor.get('folds') or MISSING}-fold shuffled cross-validation: "
-        "micro F1 (mean ± std over the folds) against the majority class; Wu et al. 2021 Table 6 (SQuAD, majority / micro F1) "
+        f"micro F1 (mean ± std over the folds) against the majority class; {cite('wu')} Table 6 (SQuAD, majority / micro F1) "
         "beside the sets of its perturbation types.",
         "",
     ]
@@ -105,7 +106,7 @@ def error_section(errors: Mapping[str, Any]) -> list[str]:
                 "error F1": p.get("error_f1"),
                 "AUC": p.get("auc"),
                 "top columns": ", ".join(f"{c} ({v:.2f})" for c, v in (p.get("importances") or [])[:3]),
-                "Wu et al. 2021 Table 6": _paper_table6(p),
+                f"{cite('wu')} Table 6": _paper_table6(p),
             }
             for name, p in fits
         ]
@@ -120,7 +121,7 @@ def error_section(errors: Mapping[str, Any]) -> list[str]:
                 {
                     "feature": f + (" (constant)" if f in constant else ""),
                     "importance": float(v),
-                    "Wu et al. 2021 Figure 6": figure6.get(f, ""),
+                    f"{cite('wu')} Figure 6": figure6.get(f, ""),
                 }
                 for f, v in grouped
             ]
@@ -136,7 +137,7 @@ def error_section(errors: Mapping[str, Any]) -> list[str]:
         lines += ["", "Median Flesch-Kincaid grade of the contexts (Table 5)", ""]
         lines += _table(
             [{"data": "this evaluation", "correct": readability.get("correct"), "errors": readability.get("error")}]
-            + [{"data": f"Wu et al. 2021 {d}", "correct": v.get("correct"), "errors": v.get("error")} for d, v in paper.items()]
+            + [{"data": f"{cite('wu')} {d}", "correct": v.get("correct"), "errors": v.get("error")} for d, v in paper.items()]
         )
     for model, tables in (errors.get("accuracy") or {}).items():
         set_names = list(dict.fromkeys(s for t in tables.values() for s in t))

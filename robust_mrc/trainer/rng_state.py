@@ -6,14 +6,14 @@ torch's CPU generator and every CUDA device's generator into each checkpoint (as
 tensors: a ``weights_only`` load reads them), and restores them when Lightning restores the
 callback from the checkpoint, which happens after the model and data are built and before the
 first training batch (Lightning skips the sanity-check validation when it restarts, so nothing
-draws in between). Checked by ``tests/test_train.py::test_resume_with_dropout_equals_an_uninterrupted_run``:
+draws in between). Checked by ``tests/jobs/test_train.py::test_resume_with_dropout_equals_an_uninterrupted_run``:
 one epoch, then a resume for the second, gives bit-identical weights to two epochs in one go.
 
 Under DDP every rank's state is saved (gathered into the checkpoint that rank 0 writes, under
 ``ranks``) and each rank restores its own: the ranks start from one seed, but their length-grouped
 batches differ in shape, so their dropout draws, and their generators, part after the first step.
 Restoring rank 0's state everywhere gave other weights than the uninterrupted run
-(``tests/test_ddp.py::test_a_killed_ddp_run_resumes_within_the_epoch_to_the_uninterrupted_run``). A
+(``tests/trainer/test_ddp.py::test_a_killed_ddp_run_resumes_within_the_epoch_to_the_uninterrupted_run``). A
 run resumed with another number of ranks restores rank 0's state on every rank.
 """
 

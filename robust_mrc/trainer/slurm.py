@@ -50,7 +50,7 @@ class RequeueOnSignal(pl.Callback):
     12); saved within a training step, it ended at the right step with other weights (the step's
     random state); the SLURM test once ended at step 151 of 150. Here the handler only sets a flag;
     the save happens at the end of the training batch, where Lightning's mid-epoch checkpoints resume
-    exactly (``tests/test_requeue.py``). A signal outside the training batches (sanity check,
+    exactly (``tests/trainer/test_requeue.py``). A signal outside the training batches (sanity check,
     validation) is kept for the next batch end; after the last one there is nothing to save. Under
     DDP the ranks agree on the flag at each batch end (one rank's signal is enough), so they all
     save at the same step. :func:`robust_mrc.trainer.build.build_trainer` adds it under SLURM, with

@@ -189,7 +189,7 @@ class RobustnessTables(pl.Callback):
         if not loggers:
             return
         metrics = {k: float(v) for k, v in trainer.callback_metrics.items()}
-        names = pl_module.eval_set_names.get("test", ["clean"])
+        names = pl_module.set_names("test")
         rows = robustness_rows(metrics, names, pl_module.primary_metric)
         datamodule = trainer.datamodule
         eval_sets = getattr(datamodule, "eval_sets", {}).get("test", {}) if datamodule is not None else {}

@@ -1,4 +1,4 @@
-"""CharSwap for multiple choice (seed 000, AdvRACE section 3.4).
+"""CharSwap for multiple choice (Si et al. 2021 (AdvRACE), section 3.4).
 
 What it changes: key words get two adjacent inner letters swapped (first and last letters never
 move). Only words of 4+ letters that are not stopwords or digits: every such word of the question,

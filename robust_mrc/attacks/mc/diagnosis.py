@@ -1,4 +1,4 @@
-"""The diagnosis set (seed 000, appendix D.2, Table 7).
+"""The diagnosis set (Si et al. 2021 (AdvRACE), appendix D.2, Table 7).
 
 What it changes: the passage. The question and its correct answer (filled into the ``_`` blank,
 or appended) are inserted as one sentence at a random sentence boundary (``position=random``,

@@ -133,8 +133,8 @@ def extract_spans(ex, top: int = 20) -> list[str]:
 def filter_spans(
     candidates: Iterable[str | tuple[str, set[str]]], answer: str, limit: int | None = None, dropped: Counter | None = None
 ) -> list[str]:
-    """The DE post-processing of seed 000 section 3.1 (``reference-algorithms.md``, "Distractor
-    Extraction"): walk ``candidates`` (spans, best first; or ``(span, stems)`` pairs with the stems
+    """The DE post-processing of Si et al. 2021 (AdvRACE), section 3.1 (``reference-algorithms.md``,
+    "Distractor Extraction"): walk ``candidates`` (spans, best first; or ``(span, stems)`` pairs with the stems
     of its content words precomputed) and keep a span unless it
 
     * is punctuation only (``punctuation``) or a single stopword / has no content word

@@ -1,4 +1,5 @@
-"""Diverse distractors from a ranked candidate list: the DG selection rule of AdvRACE (seed 000, 3.2).
+"""Diverse distractors from a ranked candidate list: the DG selection rule of Si et al. 2021
+(AdvRACE), section 3.2.
 
 The paper: beam search with k = 50, "select the top 3 among them so that their Jaccard distance
 between each other is larger than 0.5"; the project's note (``reference-algorithms.md``, "Distractor

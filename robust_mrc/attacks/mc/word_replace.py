@@ -1,4 +1,4 @@
-"""WordReplace for multiple choice (seed 000, appendix A.1), model-free.
+"""WordReplace for multiple choice (Si et al. 2021 (AdvRACE), appendix A.1), model-free.
 
 The paper ran SememePSO against RoBERTa (model-dependent) and notes that *random* replacement by
 a candidate word is the model-free variant; this is that variant. What it changes: a share

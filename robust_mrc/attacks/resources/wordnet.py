@@ -88,7 +88,7 @@ def prepare_nltk_wordnet(source: Path | None = None, target: Path | None = None)
         tmp = Path(tempfile.mkdtemp(prefix=".wordnet-", dir=corpora))
         try:
             _build(source, tmp)
-            if root.exists():  # from another source or half-built by an old version: set it aside
+            if root.exists():  # from another source or not a complete build: set it aside
                 old = Path(tempfile.mkdtemp(prefix=".wordnet-old-", dir=corpora))
                 os.replace(root, old / "wordnet")
                 shutil.rmtree(old, ignore_errors=True)

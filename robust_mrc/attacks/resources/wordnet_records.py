@@ -3,8 +3,8 @@ needs (lemma names, semantic pointers, definition), parsed on demand with plain 
 
 Why: NLTK's reader builds a full ``Synset`` per line (regular expressions per lemma, sense keys,
 and for every adjective satellite its head synset as well); the WordNet neighbours of a word touch
-~15-60 synsets, and on RACE passages that parsing was ~90 % of ``word_replace``'s and ~65 % of mc
-``addsent``'s time (cProfile, 2026-11-25). Here a data file is read once as bytes and a synset is
+~15-60 synsets, and on RACE passages that parsing takes ~90 % of ``word_replace``'s and ~65 % of mc
+``addsent``'s time (cProfile). Here a data file is read once as bytes and a synset is
 the line at its byte offset, split on white space, kept in a per-process cache.
 
 The results are NLTK's, in NLTK's order: :func:`synsets` walks the same index and morphology

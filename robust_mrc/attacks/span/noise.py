@@ -1,15 +1,15 @@
-"""Character and word noise for span QA (seed 004, Wu et al., section 3.1).
+"""Character and word noise for span QA (Wu et al. 2021, section 3.1).
 
 The paper: "we do not perturb the context that contains the answer span". So by default
 (``spare="span"``) everything but the gold answer spans may change, the rest of the answer's
 sentence included; ``spare="sentence"`` leaves every sentence that holds a gold answer untouched
-(the behaviour before, and what paraphrasing does, since it works per sentence);
+(what paraphrasing does, since it works per sentence);
 ``spare="none"`` noises the answers too, at the same rate, and each gold answer becomes the noised
 text at its (moved) offsets.
 
 Why ``spare="none"`` exists: a *training* copy that spares the answer leaves the answer as the one
 clean stretch of a noised context, and a model trained on such copies learns to pick clean text
-(measured in docs/results.md, fifth session: a char_noise-trained MiniLM scored F1 80.1 on the
+(measured in docs/results.md: a char_noise-trained MiniLM scored F1 80.1 on the
 noised dev set against 72.7 on the clean one). The test sets keep the paper's rule
 (``spare="span"``); the training configs of this project use ``spare="none"`` (conf/attack).
 

@@ -1,4 +1,4 @@
-"""AddSent, AddOneSent and AddSentMod for span QA (seed 001, Jia & Liang), without CoreNLP.
+"""AddSent, AddOneSent and AddSentMod for span QA (Jia & Liang 2017), without CoreNLP.
 
 What they change: the context only: one distracting sentence is added. It is built in three
 rule-based steps (a POS tagger -- spaCy where installed, else a heuristic; ``tagger=`` -- and

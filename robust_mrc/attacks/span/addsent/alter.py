@@ -1,4 +1,4 @@
-"""AddSent step 1: alter the question (seed 001, Jia & Liang, section 4.1).
+"""AddSent step 1: alter the question (Jia & Liang 2017, section 4.1).
 
 Special swaps (largest<->smallest, US<->UK, ...), WordNet antonyms (first synset, single words) of
 nouns and adjectives, nearest words for proper nouns, another first digit for numbers, and a fixed

@@ -1,4 +1,4 @@
-"""AddSent step 2: fake answers of the gold answer's type (seed 001, Jia & Liang, section 4.1).
+"""AddSent step 2: fake answers of the gold answer's type (Jia & Liang 2017, section 4.1).
 
 Ordered rules, every match kept, best first: year - 25, dates (month + 6, year - 25), numbers
 (1000 < n < 2500: n - 75, else another first digit), number words, abbreviations, organisation,

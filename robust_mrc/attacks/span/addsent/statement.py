@@ -1,6 +1,6 @@
 """AddSent step 3: turn the (altered) question and a (fake) answer into a declarative sentence.
 
-The paper (seed 001, Jia & Liang, section 4.1) applies hand-written rules over CoreNLP's
+The paper (Jia & Liang 2017, section 4.1) applies hand-written rules over CoreNLP's
 constituency parses; here one small rule per question shape works over the tokens and coarse POS
 tags. :data:`RULES` maps the question's first word to the rules tried in order; a rule returns None
 when the question does not have its shape, and the next one is tried; then a wh-word in situ is
