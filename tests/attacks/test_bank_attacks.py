@@ -1,6 +1,6 @@
 """DE and DG read model-made banks (``bank: auto``, a file); where they cannot, they run their model-free
 stand-ins ``de_lexical`` / ``dg_retrieval``, say so in a warning, and report the stand-in as what ran.
-(The ``auto`` DE build itself: ``tests/test_de_bank.py``; the ``auto`` DG bank: ``tests/test_generation.py``.)"""
+(The ``auto`` DE build itself: ``tests/banks/test_de.py``; the ``auto`` DG bank: ``tests/models/test_generation.py``.)"""
 
 from __future__ import annotations
 

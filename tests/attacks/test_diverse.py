@@ -1,4 +1,4 @@
-"""The DG selection rule (seed 000, 3.2) on hand-made beam lists: Jaccard rule, fallback, exclusions."""
+"""The DG selection rule (Si et al. 2021 (AdvRACE), 3.2) on hand-made beam lists: Jaccard rule, fallback, exclusions."""
 
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ def test_race_mc_attacks(race, wordnet_ok):
             assert n.options[n.label] == e.options[e.label]
             others = [normalize(o) for i, o in enumerate(n.options) if i != n.label]
             assert normalize(n.answer) not in others
-    # Table 5 of seed 000: AddSent lengthens passages (~34 words on RACE test), CharSwap alters ~7 %
+    # Table 5 of Si et al. 2021 (AdvRACE): AddSent lengthens passages (~34 words on RACE test), CharSwap alters ~7 %
     add = _run(get_attack("addsent", "mc"), race)
     st = attack_stats([e for e, _ in add], [n or e for e, n in add], 0)
     assert 15 < st["length_change"]["passage"] < 45

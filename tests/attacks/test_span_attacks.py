@@ -157,7 +157,7 @@ def _rest_of_answer_sentence_changed(ex, new):
 
 
 def test_char_noise_spares_only_the_answer_spans(spans):
-    attack = get_attack("char_noise", "span")  # spare="span" by default (seed 004, section 3.1)
+    attack = get_attack("char_noise", "span")  # spare="span" by default (Wu et al. 2021, section 3.1)
     for ex in spans:
         new = attack(ex, rng(ex, "char_noise"))
         assert new is not None and len(new.context) == len(ex.context)

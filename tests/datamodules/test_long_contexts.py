@@ -1,4 +1,4 @@
-"""Long span contexts in bounded memory (issue 17 item 2): a long context is tokenized in pieces
+"""Long span contexts in bounded memory: a long context is tokenized in pieces
 into exactly the tokenizer's own windows, prediction runs the windows through the backbone in
 chunks, training keeps at most ``task.max_windows`` windows of one example; normal SQuAD batches
 are the HF recipe's, unchanged."""

@@ -30,7 +30,7 @@ from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import CheckpointError, load_checkpoint
 from tests.helpers import make_cfg
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DATA = ["data.n_train=48", "data.n_val=16", "data.n_test=16"]
 QUICK = ["task=dg", "model=tiny", *DATA, "trainer.max_epochs=1", "batch_size=16", "task.max_length=128"]
 

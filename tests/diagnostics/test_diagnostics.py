@@ -27,7 +27,7 @@ def is_png(path) -> bool:
     return path.is_file() and path.read_bytes()[:8] == PNG_MAGIC
 
 
-# --------------------------------------------------------------------------- magnet (seed 002)
+# --------------------------------------------------------------------------- magnet (Lin, Zou & Ding 2021)
 
 # 3 questions (own options padded with -inf / NaN) x 4 pool options
 OWN = [[1.0, 2.0, -INF], [0.5, NAN, NAN], [3.0, 1.0, 2.0]]  # best own score: 2.0, 0.5, 3.0
@@ -115,7 +115,7 @@ def test_plot_sorted_scores_png(tmp_path):
     assert is_png(M.plot_sorted_scores({"bert": [0.2, 0.1], "roberta": [0.5, 0.0, 0.9]}, tmp_path / "sub" / "two.png"))
 
 
-# --------------------------------------------------------------------------- DPR (seed 003)
+# --------------------------------------------------------------------------- DPR (Tang et al. 2021, DuReader_robust)
 
 
 def test_dpr_pairs_with_squad_normalization():
@@ -133,9 +133,8 @@ def test_dpr_same_ids_ints_and_chinese():
     out = D.different_prediction_ratio({"a": 1, "b": 2}, {"a": 1, "b": 3, "c": 0}, normalize="mc")
     assert (out["dpr"], out["n"], out["changed_ids"], out["n_missing"]) == (0.5, 2, ["b"], 0)
     assert D.different_prediction_ratio({"a": np.int64(2)}, {"a": 2})["dpr"] == 0.0
-    # Chinese answers are compared as DuReader_robust's official scorer compares them (issue 16):
-    # "。" is removed, a space is not, so "北京。" equals "北京" but not "北 京" (official EM 0;
-    # the earlier looser normalization dropped all spaces and punctuation).
+    # Chinese answers are compared as DuReader_robust's official scorer compares them:
+    # "。" is removed, a space is not, so "北京。" equals "北京" but not "北 京" (official EM 0).
     zh = D.different_prediction_ratio({"q": "北京。", "r": "上海", "s": "北京"}, {"q": "北京", "r": "北京", "s": "北 京"})
     assert (zh["dpr"], zh["changed_ids"]) == (2 / 3, ["r", "s"])
     assert D.different_prediction_ratio({"q": "北京。"}, {"q": "北 京"}, normalize="dureader")["dpr"] == 1.0
@@ -148,7 +147,7 @@ def test_dpr_same_ids_ints_and_chinese():
         D.different_prediction_ratio({}, {}, normalize="klingon")
 
 
-# --------------------------------------------------------------------------- confidence (seed 004)
+# --------------------------------------------------------------------------- confidence (Wu et al. 2021)
 
 H_HALF_QUARTERS = 1.5 * math.log(2) / math.log(3)  # normalized entropy of (0.5, 0.25, 0.25)
 
@@ -452,7 +451,7 @@ def test_error_predictor_majority_error_and_few_rows(caplog):
         A.error_predictor(feats, [True], folds=10)
 
 
-# --------------------------------------------------------------------------- ensembles (seed 004)
+# --------------------------------------------------------------------------- ensembles (Wu et al. 2021)
 
 
 def test_mc_average():
@@ -477,7 +476,7 @@ def test_mc_majority_and_its_ties():
 
 
 def test_span_token_vote():
-    # seed 004 Table 3
+    # Wu et al. 2021, Table 3
     assert E.span_token_vote(["here\u201d", "Orientalism", "Orientalism"]) == "Orientalism"
     assert E.span_token_vote(["Orientalism", "behaviourism identities", "The discourse of Orientalism"]) == "Orientalism"
     # keys: SQuAD normalization, or the lower-cased token when that erases it ("The" ~ "the")
@@ -528,7 +527,7 @@ def test_record_correct_uses_the_task_scorer():
     # ... v2.0 drops golds that normalize to nothing: "," against ["."] is right (gold -> [""])
     assert R.record_correct({"pred": ",", "golds": ["."]}, metric="squad_v2") is True
     # DuReader: only the official punctuation list goes, spaces and ASCII "!" stay (the SQuAD
-    # normalization used before issue 16 called both of these right)
+    # normalization would call both of these right)
     zh = {"pred": "北京。", "golds": ["北京"]}
     assert R.record_correct(zh, metric="dureader") is True
     assert R.record_correct({"pred": "北 京", "golds": ["北京"]}, metric="dureader") is False

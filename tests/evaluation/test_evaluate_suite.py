@@ -159,7 +159,7 @@ def test_the_attack_code_digest_follows_the_code(tmp_path):
 
 
 def test_a_damaged_or_unwritable_cache_heals_or_is_skipped(mc_ckpts, tmp_path, caplog):
-    """Issue 17: damaged entries are named and remade; an unwritable cache warns and runs uncached."""
+    """Damaged cache entries are named and remade; an unwritable cache warns and runs uncached."""
     import logging
 
     cache = tmp_path / "cache"

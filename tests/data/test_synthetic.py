@@ -17,7 +17,7 @@ from robust_mrc.data import synthetic
 from robust_mrc.data.examples import MCExample, SpanExample
 from robust_mrc.data.synthetic import make_synthetic_mc, make_synthetic_span, synthetic_splits
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _digest(examples) -> str:

@@ -1,6 +1,6 @@
 """SLURM's warning signal (SIGUSR1) during training: the checkpoint saved for the requeue resumes to
 the uninterrupted run, wherever in training the signal came (robust_mrc.trainer.slurm.RequeueOnSignal).
-The SLURM scripts themselves run in tests/test_slurm.py, on a local cluster."""
+The SLURM scripts themselves run in tests/trainer/test_slurm.py, on a local cluster."""
 
 from __future__ import annotations
 

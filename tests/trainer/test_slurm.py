@@ -1,7 +1,7 @@
 """The SLURM scripts on a real (one-node, local) SLURM cluster. Not part of the default run:
 
     slurm/local_cluster.sh start
-    SLURM_CONF=/tmp/robust-mrc-slurm/slurm.conf python -m pytest -m slurm tests/test_slurm.py
+    SLURM_CONF=/tmp/robust-mrc-slurm/slurm.conf python -m pytest -m slurm tests/trainer/test_slurm.py
     slurm/local_cluster.sh stop
 
 Skipped when ``sbatch`` is missing or no controller answers. The jobs run on CPU: the sbatch
@@ -25,7 +25,7 @@ from omegaconf import OmegaConf
 
 pytestmark = pytest.mark.slurm
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LONG = [
     "model=tiny",
     "data.n_train=400",

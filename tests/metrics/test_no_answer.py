@@ -1,4 +1,4 @@
-"""SQuAD v2.0 "no answer" (issue 16 item 4): the null score against the best span score, the
+"""SQuAD v2.0 "no answer": the null score against the best span score, the
 threshold tuned on validation (the v2.0 script's best-F1 idea), HasAns / NoAns figures; v1.1 data
 keeps its plain span decoding."""
 

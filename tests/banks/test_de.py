@@ -1,4 +1,4 @@
-"""The DE bank made by the project's span model (issue 15, item 2): MC -> span data, the DE rules on
+"""The DE bank made by the project's span model: MC -> span data, the DE rules on
 hand-made n-best lists, bank files the attack reads, bank statistics, the end-to-end command."""
 
 from __future__ import annotations

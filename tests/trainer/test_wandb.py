@@ -24,7 +24,7 @@ from tests.helpers import make_cfg
 pytest.importorskip("wandb")
 from wandb.proto import wandb_internal_pb2 as pb  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUN = [
     "model=tiny",
     "attack=charswap",
@@ -149,6 +149,7 @@ def test_offline_run_holds_config_robust_metrics_and_test_tables(tmp_path, monke
         assert r["correct"] == (r["prediction"] == r["gold"])
 
 
+@pytest.mark.slow  # a multirun of W&B runs in a subprocess
 def test_every_multirun_job_gets_its_own_finished_run_grouped_by_experiment(tmp_path):
     cmd = [
         sys.executable,

@@ -32,7 +32,7 @@ from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import load_checkpoint
 from tests.helpers import make_cfg
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EVAL_BATCH = 4
 RUN = [
     "model=tiny",
@@ -90,7 +90,6 @@ def test_ddp_metrics_equal_a_one_process_evaluation_of_the_same_checkpoint(ddp_r
     datamodule = build_datamodule(cfg, load_tokenizer(cfg.model))
     datamodule.setup("fit")
     module = load_checkpoint(metrics["ckpt_path"])
-    module.eval_set_names = {"val": datamodule.eval_set_names("validation"), "test": datamodule.eval_set_names("test")}
     trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False, enable_model_summary=False)
     single = {
         **trainer.validate(module, datamodule=datamodule, verbose=False)[0],
@@ -335,6 +334,7 @@ def _ddp_train(out: Path, *extra: str, kill_after_first_checkpoint: bool = False
     return None
 
 
+@pytest.mark.slow  # two DDP trainings and a killed one (~70 s)
 def test_a_killed_ddp_run_resumes_within_the_epoch_to_the_uninterrupted_run(tmp_path):
     import torch
 

@@ -25,7 +25,7 @@ from robust_mrc.metrics import (
     squad_v2_scores,
 )
 
-# ------------------------------------------------ the official scripts' scores (issue 16 oracles)
+# ------------------------------------------------ the official scripts' scores (oracle files)
 # (column of the oracle file, registry name of the scorer, "em" or "f1")
 SQUAD_COLUMNS = [("v11_em", "squad_v1", "em"), ("v11_f1", "squad_v1", "f1"), ("v20_em", "squad_v2", "em"), ("v20_f1", "squad_v2", "f1")]
 DUREADER_COLUMNS = [("dr_em", "dureader", "em"), ("dr_f1", "dureader", "f1")]
@@ -183,7 +183,7 @@ def test_max_over_ground_truths():
 
 
 def test_no_answer_questions():
-    # Changed in issue 16: the old rule (both sides empty -> F1 1) matched neither script.
+    # Each version follows its own official script (neither scores both sides empty as F1 1).
     # v1.1: an empty gold list is read as [""]; EM compares normalized strings (1), F1 counts
     # shared tokens (none -> 0), as evaluate-v1.1.py does for a gold of "".
     v1, v2 = get_scorer("squad_v1"), get_scorer("squad_v2")
@@ -200,9 +200,8 @@ def test_no_answer_questions():
 
 
 def test_corpus_scores_average_over_every_reference_question():
-    # Changed in issue 16: the average used to run over the predicted ids only and an unknown
-    # predicted id raised; the official scripts average over the data set (a missing prediction
-    # scores 0) and never look at predictions for other ids.
+    # As the official scripts do: the average runs over the data set (a missing prediction scores
+    # 0), not over the predicted ids, and predictions for other ids are ignored.
     references = {"q1": ["Denver Broncos"], "q2": ["Denver Broncos", "Broncos"], "q3": ["Paris"], "q4": ["Oslo"]}
     predictions = {"q1": "the Denver Broncos", "q2": "Denver", "q4": "oslo", "q9": "extra"}
     scores = squad_scores(predictions, references)
@@ -228,9 +227,8 @@ def test_squad_v2_scores_unanswerable_questions():
 
 # --------------------------------------------------------------- DuReader, by hand
 def test_normalize_dureader():
-    # Changed in issue 16: the official script removes only its own list -- not spaces, not ASCII
-    # ".!?", not "…" (its "……" entry is two characters and never matches one); the old
-    # normalization removed every space and punctuation mark.
+    # The official script removes only its own list -- not spaces, not ASCII ".!?", not "…"
+    # (its "……" entry is two characters and never matches one).
     assert zh.normalize_dureader("北京， 中国。") == "北京 中国"
     assert zh.normalize_dureader("“北京”《大学》（一）、……！？；：") == "北京大学一……"
     assert zh.normalize_dureader("Beijing 2008!") == "beijing 2008!"
@@ -266,7 +264,7 @@ def test_dureader_em_f1_by_hand():
     # lcs 1: precision 1/3, recall 1/2 -> 0.4 (a subsequence metric would give 0.8)
     assert zh.f1("北上京", "北京") == pytest.approx(0.4)
     assert zh.f1("上海", "北京") == 0.0
-    # Changed in issue 16: both sides empty -> F1 0 (no common token; official), EM 1
+    # both sides empty -> F1 0 (no common token; official), EM 1
     assert zh.f1("", "") == 0.0 and zh.exact_match("", "") == 1.0
     assert zh.f1("北京", "") == 0.0
     # Latin/digit runs are single tokens: "2018" and "201" share nothing
@@ -274,7 +272,7 @@ def test_dureader_em_f1_by_hand():
 
 
 def test_dureader_scores():
-    # Changed in issue 16: averaged over every reference question (c is missing -> 0), an empty
+    # Averaged over every reference question (c is missing -> 0), an empty
     # gold list scores 0 (official), unknown predicted ids are ignored instead of raising.
     references = {"a": ["北京", "北京市"], "b": ["北京大学的学生"], "c": ["x"], "d": []}
     predictions = {"a": "北京市。", "b": "在北京大学", "d": "", "zz": "x"}

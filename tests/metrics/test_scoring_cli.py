@@ -13,7 +13,7 @@ import pytest
 
 from robust_mrc.metrics.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def squad_file(path: Path, qas: list[dict], version: str = "1.1", gz: bool = False) -> Path:

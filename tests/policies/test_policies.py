@@ -21,7 +21,7 @@ from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.policies import AttackPolicy, PolicyConfigError, policy_from_config
 from tests.helpers import make_cfg
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 N = 40
 
 
@@ -209,7 +209,7 @@ def test_the_same_attacked_data_in_another_process(mc_splits):
         "from collections import Counter;"
         "from robust_mrc.data.synthetic import synthetic_splits;"
         "from robust_mrc.datamodules.datasets import PolicyDataset; from robust_mrc.policies import policy_from_config;"
-        "from tests.test_policies import attack_cfg;"
+        "from tests.policies.test_policies import attack_cfg;"
         f"s = synthetic_splits('mc', {N}, 12, 12, 0);"
         "ds = PolicyDataset(s['train'], policy_from_config(attack_cfg('attack=mix'), 'mc', 0, s['train']), 1);"
         "print(repr([ds[i][0] for i in range(len(ds))]))"
@@ -306,6 +306,7 @@ def test_every_attack_entry_builds_a_policy_for_its_tasks(entry, mc_splits, span
     assert built or entry == "paraphrase"
 
 
+@pytest.mark.slow  # a four-job multirun in a subprocess
 def test_noise_amounts_experiment_sweeps_the_four_amounts(tmp_path):
     cmd = [
         sys.executable,

@@ -1,4 +1,4 @@
-"""The evaluation cache heals (issue 17): damaged entries are named and remade; a cache that
+"""The evaluation cache heals: damaged entries are named and remade; a cache that
 cannot be written warns once and evaluation goes on uncached. Output files that cannot be written
 name their directory."""
 
@@ -56,8 +56,8 @@ def test_damaged_entries_are_named_removed_and_remade(tmp_path, caplog, damage):
     assert cache.load_examples("charswap", "k1") == EXAMPLES
 
 
-def test_a_truncated_gzip_entry_raised_eof_before(tmp_path):
-    """The case of the issue: gzip truncation raises EOFError, which the cache did not catch."""
+def test_a_truncated_gzip_entry_counts_as_damaged(tmp_path):
+    """A truncated gzip entry raises EOFError, which the cache treats as any other damage: a miss."""
     cache, paths = filled(tmp_path)
     data = paths["sets"].read_bytes()
     paths["sets"].write_bytes(data[:-8])  # the gzip trailer cut off: EOFError while reading

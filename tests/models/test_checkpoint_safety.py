@@ -18,7 +18,7 @@ from robust_mrc.models.backbone import ModelConfigError, load_backbone
 from robust_mrc.models.checkpoints import CheckpointError, load_checkpoint
 from tests.helpers import make_cfg
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -210,7 +210,11 @@ def _crashed_then_resumed(tmp_path, monkeypatch, name: str, extra: tuple = ()) -
     return run
 
 
-@pytest.mark.parametrize("extra", [(), ("group_by_length=false",), ("attack=mix", "attack.rate=0.5")], ids=["grouped", "shuffled", "mix"])
+@pytest.mark.parametrize(
+    "extra",
+    [(), ("group_by_length=false",), pytest.param(("attack=mix", "attack.rate=0.5"), marks=pytest.mark.slow)],
+    ids=["grouped", "shuffled", "mix"],
+)
 def test_resume_within_an_epoch_equals_an_uninterrupted_run(tmp_path, monkeypatch, extra):
     whole = tmp_path / "whole"
     train(make_cfg(*MID_EPOCH, *extra, f"output_dir={whole}"))

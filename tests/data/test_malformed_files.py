@@ -1,4 +1,4 @@
-"""Bad data files (issue 17): duplicate ids, deep nesting, lone surrogates, inflating gzip files,
+"""Bad data files: duplicate ids, deep nesting, lone surrogates, inflating gzip files,
 a format that does not match the file, blank or repeated texts, an all-bad validation file."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import pytest
 from robust_mrc.data.errors import DataFormatError
 from robust_mrc.data.readers import load_examples
 from robust_mrc.data.sources import DataConfigError, load_splits
-from tests.helpers import make_cfg
-from tests.test_readers import (
+from tests.data.test_readers import (
     assert_error,
     dialogue,
     passage,
@@ -24,6 +23,7 @@ from tests.test_readers import (
     write_json,
     write_jsonl,
 )
+from tests.helpers import make_cfg
 
 
 def raises(path: Path, *parts: str, **kwargs) -> DataFormatError:

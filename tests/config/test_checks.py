@@ -1,4 +1,4 @@
-"""Config checks and the command lines' error messages (issue 17): every bad value names its key,
+"""Config checks and the command lines' error messages: every bad value names its key,
 a user's mistake prints one line without a traceback, an unreachable hub fails at once, and two
 runs never share a run directory."""
 
@@ -16,7 +16,7 @@ from robust_mrc.config.checks import ConfigError, check_config, check_lengths
 from robust_mrc.data.examples import MCExample, SpanExample
 from tests.helpers import CONF, make_cfg
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
