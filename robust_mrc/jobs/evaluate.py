@@ -13,6 +13,7 @@ report (``robust_mrc.reports.robustness``) and run the diagnostics; write ``repo
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import Any
@@ -49,11 +50,20 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     check_config(cfg, "eval")
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
-    paths = checkpoint_paths(cfg)
-    modules = [load_checkpoint(p, expected_task=cfg.task.name, trust_remote_code=bool(cfg.trust_remote_code)) for p in paths]
-    task = modules[0].task
+    paths = _existing(checkpoint_paths(cfg))
+    task = cfg.task.name
     splits, split = load_split(cfg, task)
     task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), splits)
+    modules = [
+        load_checkpoint(
+            p,
+            expected_task=task,
+            trust_remote_code=bool(cfg.trust_remote_code),
+            task_settings=functools.partial(evaluation_task_settings, cfg, task_cfg),
+            window_batch=int(cfg.eval_batch_size),
+        )
+        for p in paths
+    ]
     cache = DiskCache(cfg.cache_dir)
     suite_cfg = OmegaConf.to_container(cfg.suite, resolve=True) if cfg.suite is not None else {}
     pool = splits.get("train") or splits[split]
@@ -69,7 +79,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     )
 
     names = model_names(paths)
-    predictors = [make_predictor(cfg, module, path, cache, out, task_cfg) for module, path in zip(modules, paths)]
+    predictors = [make_predictor(cfg, module, path, cache, out) for module, path in zip(modules, paths)]
     predictions = {name: predict_sets(predictor, sets) for name, predictor in zip(names, predictors)}
     no_answer = {
         name: tune_no_answer(predictor, splits, split, predictions[name][CLEAN])
@@ -162,6 +172,14 @@ def checkpoint_paths(cfg: DictConfig) -> list[str]:
     return [str(cfg.ckpt_path)]
 
 
+def _existing(paths: list[str]) -> list[str]:
+    """``paths``, each a file (a missing one says so before the data is read)."""
+    for p in paths:
+        if not Path(p).is_file():
+            raise CheckpointError(f"ckpt_path={p}: no such checkpoint file")
+    return paths
+
+
 def model_names(paths: list[str]) -> list[str]:
     """Readable unique names: ``<run dir>/<stem>`` for ``.../checkpoints/best.ckpt``, else the stem."""
     names = []
@@ -184,19 +202,22 @@ def load_split(cfg: DictConfig, task: str) -> tuple[dict[str, list], str]:
     return splits, split
 
 
-def make_predictor(cfg: DictConfig, module, path: str, cache: DiskCache, out: Path, data_task: dict | None = None) -> Predictor:
-    """A predictor with the checkpoint's preprocessing (inputs, max length) but this data's metric
-    (``data_task``: ``cfg.task`` resolved on the data, :func:`resolve_span_task`). Span: no-answer
-    is on when the data has unanswerable questions, the checkpoint was trained with it, or
-    ``task.no_answer=true``; ``eval_batch_size`` windows per forward pass."""
-    task_cfg = dict(module.task_cfg)
-    if module.task == "span":
-        data_task = data_task or resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), {})
+def evaluation_task_settings(cfg: DictConfig, data_task: dict, saved: dict) -> dict:
+    """A checkpoint's task settings for this evaluation: its preprocessing (inputs, max length),
+    this data's metric (``data_task``: ``cfg.task`` resolved on the data, :func:`resolve_span_task`).
+    Span: no-answer is on when the data has unanswerable questions, the checkpoint was trained with
+    it, or ``task.no_answer=true``."""
+    task_cfg = dict(saved)
+    if task_cfg.get("name") == "span":
         task_cfg["metric"] = data_task["metric"]
         explicit = str(cfg.task.no_answer).lower() != "auto"
         task_cfg["no_answer"] = data_task["no_answer"] if explicit else bool(data_task["no_answer"] or task_cfg.get("no_answer") is True)
-        module.window_batch = int(cfg.eval_batch_size)
-    module.task_cfg = task_cfg
+    return task_cfg
+
+
+def make_predictor(cfg: DictConfig, module, path: str, cache: DiskCache, out: Path) -> Predictor:
+    """A predictor of ``module`` (built for this evaluation: :func:`evaluation_task_settings`)."""
+    task_cfg = module.task_cfg
     tokenizer = load_tokenizer(module.model_cfg)
     collator = make_collator(task_cfg, tokenizer)
 

@@ -110,9 +110,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     check_lengths(cfg.task, tokenizer, datamodule.splits)
     # span: task.no_answer / task.metric "auto" decided from the data (SQuAD v2.0: unanswerable questions)
     task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), datamodule.splits)
-    module = MODULES[task](OmegaConf.to_container(cfg.model, resolve=True), task_cfg)
+    model_cfg = OmegaConf.to_container(cfg.model, resolve=True)
+    module = MODULES[task](model_cfg, task_cfg, window_batch=datamodule.eval_batch_size)
     if task == "span":
-        module.window_batch = datamodule.eval_batch_size  # windows per forward pass in validation / test
         if task_cfg.get("no_answer"):
             log.info(
                 "no-answer on (task.no_answer=%s): the threshold is tuned on the validation split each epoch",

@@ -34,9 +34,11 @@ class QAModule(pl.LightningModule):
     task: str = ""
     monitor: str = ""
 
-    def __init__(self, model_cfg: Mapping[str, Any], task_cfg: Mapping[str, Any], pretrained_weights: bool = True):
+    def __init__(self, model_cfg: Mapping[str, Any], task_cfg: Mapping[str, Any], pretrained_weights: bool = True, window_batch: int = 32):
+        """``window_batch``: windows (span) per forward pass when predicting: the run's eval batch size."""
         super().__init__()
-        self.save_hyperparameters(ignore=["pretrained_weights"])
+        self.save_hyperparameters(ignore=["pretrained_weights", "window_batch"])
+        self.window_batch = int(window_batch)
         # completed from their definitions: a checkpoint's saved settings may lack newer keys
         self.model_cfg, self.task_cfg = S.complete(S.ModelSettings, model_cfg), S.complete_task(task_cfg)
         self.backbone = load_backbone(self.model_cfg, self.task, pretrained_weights=pretrained_weights)

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import pickle
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -98,11 +98,20 @@ def _global_named(text: str) -> str:
     return f"it asks for {found.group(1)}" if found else "it asks for a Python object"
 
 
-def load_checkpoint(path: str | Path, *, expected_task: str | None = None, trust_remote_code: bool = False):
+def load_checkpoint(
+    path: str | Path,
+    *,
+    expected_task: str | None = None,
+    trust_remote_code: bool = False,
+    task_settings: Callable[[dict], dict] | None = None,
+    window_batch: int = 32,
+):
     """The evaluation-mode Lightning module of a robust-mrc checkpoint (see the module doc).
 
     ``expected_task`` (``mc`` / ``span`` / ``dg``): a checkpoint of the other task is refused with a message
-    saying which ``task=`` to use."""
+    saying which ``task=`` to use. ``task_settings``: the task settings the module is built with,
+    from the saved ones (an evaluation decides the metric and no-answer on its data);
+    ``window_batch``: windows per forward pass when predicting."""
     path = Path(path)
     content = read_checkpoint(path)
     hparams = content.get("hyper_parameters") or {}
@@ -122,7 +131,9 @@ def load_checkpoint(path: str | Path, *, expected_task: str | None = None, trust
     if not model_cfg.get("pretrained"):
         raise CheckpointError(f"ckpt_path={path}: its model settings name no architecture (model_cfg.pretrained)")
     model_cfg["trust_remote_code"] = bool(trust_remote_code)
-    module = MODULES[task](model_cfg, task_cfg, pretrained_weights=False)
+    if task_settings is not None:
+        task_cfg = task_settings(task_cfg)
+    module = MODULES[task](model_cfg, task_cfg, pretrained_weights=False, window_batch=window_batch)
     try:
         module.load_state_dict(content["state_dict"], strict=True)
     except RuntimeError as err:

@@ -46,8 +46,8 @@ class GenerationModule(QAModule):
     task = "dg"
     monitor = "val/loss"
 
-    def __init__(self, model_cfg: Mapping[str, Any], task_cfg: Mapping[str, Any], pretrained_weights: bool = True):
-        super().__init__(model_cfg, task_cfg, pretrained_weights)
+    def __init__(self, model_cfg: Mapping[str, Any], task_cfg: Mapping[str, Any], pretrained_weights: bool = True, window_batch: int = 32):
+        super().__init__(model_cfg, task_cfg, pretrained_weights, window_batch)
         self.tokenizer = load_tokenizer(self.model_cfg)
 
     # -- training -------------------------------------------------------------------------

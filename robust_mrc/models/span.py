@@ -25,8 +25,6 @@ class SpanQAModule(QAModule):
     monitor = "val/f1"
     #: records carry ``nbest``: ``[[text, score], ...]`` best first (model-in-the-loop attacks)
     keep_nbest: bool = False
-    #: windows per forward pass when predicting (train() / evaluate() set their eval batch size)
-    window_batch: int = 32
     #: null score - span score above which the answer is "" (no-answer on; tuned on validation)
     no_answer_threshold: float | None = None
 
