@@ -94,9 +94,10 @@ class _Checker:
         if self.has(key) and not isinstance(v, bool):
             self.bad(key, v, "true or false")
 
-    def choice(self, key: str, choices, null: bool = False) -> None:
+    def choice(self, key: str, choices, null: bool = False, as_text: bool = False) -> None:
+        """``as_text``: the value is compared as a string (YAML reads ``32`` as a number)."""
         v = self.value(key)
-        if (v is None and (null or not self.has(key))) or v in choices:
+        if (v is None and (null or not self.has(key))) or (str(v) if as_text else v) in choices:
             return
         self.bad(key, v, "one of " + ", ".join(map(str, choices)) + (" or null" if null else ""))
 

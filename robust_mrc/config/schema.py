@@ -53,10 +53,4 @@ def check_settings(checker, cls: type, prefix: str = "") -> None:
         elif kind == "text":
             checker.text(key)
         elif kind == "choice":
-            allowed = choices(meta["choices"])
-            if meta.get("as_text"):  # YAML reads 32 as a number
-                value = checker.value(key)
-                if str(value) not in allowed:
-                    checker.bad(key, value, "one of " + ", ".join(allowed))
-            else:
-                checker.choice(key, allowed, null=null)
+            checker.choice(key, choices(meta["choices"]), null=null, as_text=bool(meta.get("as_text")))

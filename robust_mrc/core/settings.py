@@ -148,6 +148,7 @@ class EvalSettings:
 # task: one definition per task
 # ---------------------------------------------------------------------------------------------
 
+TASK_NAMES = ("mc", "span", "dg")
 _PAD_DOC = (
     "GPU: e.g. 64, batch widths rounded up (fewer distinct shapes to tune kernels for; extra padding costs on a CPU); "
     "keep max_length a multiple of it"
@@ -158,7 +159,7 @@ _PAD_DOC = (
 class MCTaskSettings:
     """``task=mc``: multiple choice (RACE, DREAM)."""
 
-    name: str = setting("mc", "the task", "choice", choices=("mc", "span", "dg"))
+    name: str = setting("mc", "the task", "choice", choices=TASK_NAMES)
     inputs: str = setting(
         "full", "full | options_only (PQ-remove) | question_options | passage_options", "choice", choices="robust_mrc.datamodules.mc:INPUTS"
     )
@@ -172,7 +173,7 @@ class MCTaskSettings:
 class SpanTaskSettings:
     """``task=span``: extractive QA (SQuAD, DuReader)."""
 
-    name: str = setting("span", "the task", "choice", choices=("mc", "span", "dg"))
+    name: str = setting("span", "the task", "choice", choices=TASK_NAMES)
     max_length: int = setting(384, "tokens per window (question + context)", "int", lo=32)
     doc_stride: int = setting(128, "overlap of two windows of a long context, in tokens", "int", lo=1)
     n_best: int = setting(20, "start and end candidates per window when decoding", "int", lo=1)
@@ -196,7 +197,7 @@ class SpanTaskSettings:
 class DGTaskSettings:
     """``task=dg``: distractor generation (Si et al. 2021, section 3.2): passage + question + answer -> a wrong option."""
 
-    name: str = setting("dg", "the task", "choice", choices=("mc", "span", "dg"))
+    name: str = setting("dg", "the task", "choice", choices=TASK_NAMES)
     max_length: int = setting(512, "source tokens: question [SEP] answer [SEP] passage; only the passage is cut", "int", lo=32)
     max_target_length: int = setting(24, "target tokens (a wrong option and the end token); longer options are cut", "int", lo=2)
     max_new_tokens: int = setting(20, "generation: at most this many new tokens (the paper's setting)", "int", lo=1)
@@ -207,7 +208,7 @@ class DGTaskSettings:
     pad_to_multiple_of: int | None = setting(None, _PAD_DOC, "int", lo=1, null=True)
 
 
-TASKS: dict[str, type] = {"mc": MCTaskSettings, "span": SpanTaskSettings, "dg": DGTaskSettings}
+TASKS: dict[str, type] = dict(zip(TASK_NAMES, (MCTaskSettings, SpanTaskSettings, DGTaskSettings)))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from robust_mrc.evaluation.ensemble import combine_records
 from robust_mrc.evaluation.predict import Predictor
 from robust_mrc.evaluation.suites import CLEAN, EvalSet, build_sets, suite_specs
 from robust_mrc.models.backbone import load_tokenizer
-from robust_mrc.models.checkpoints import CheckpointError, load_checkpoint
+from robust_mrc.models.checkpoints import CheckpointError, load_checkpoint, require_file
 from robust_mrc.models.scoring import ModelScorer
 from robust_mrc.models.span_decoding import apply_no_answer
 from robust_mrc.reports.robustness import build_report, headline_metrics, report_rows, write_report
@@ -50,7 +50,9 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     check_config(cfg, "eval")
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
-    paths = _existing(checkpoint_paths(cfg))
+    paths = checkpoint_paths(cfg)
+    for p in paths:  # a missing checkpoint says so before the data is read
+        require_file(p)
     task = cfg.task.name
     splits, split = load_split(cfg, task)
     task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), splits)
@@ -170,14 +172,6 @@ def checkpoint_paths(cfg: DictConfig) -> list[str]:
     if not cfg.ckpt_path:
         raise CheckpointError("give ckpt_path=path/to/best.ckpt (or ensemble=[a.ckpt,b.ckpt,...])")
     return [str(cfg.ckpt_path)]
-
-
-def _existing(paths: list[str]) -> list[str]:
-    """``paths``, each a file (a missing one says so before the data is read)."""
-    for p in paths:
-        if not Path(p).is_file():
-            raise CheckpointError(f"ckpt_path={p}: no such checkpoint file")
-    return paths
 
 
 def model_names(paths: list[str]) -> list[str]:

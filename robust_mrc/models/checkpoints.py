@@ -60,11 +60,17 @@ def _allowed(settings: Any, keys: tuple[str, ...], what: str, path: Path) -> dic
     return {k: settings[k] for k in keys if k in settings}
 
 
-def read_checkpoint(path: str | Path) -> dict:
-    """The checkpoint's contents, loaded with ``weights_only=True`` (tensors and plain containers)."""
+def require_file(path: str | Path) -> Path:
+    """``path``, a file; else a :class:`CheckpointError` naming it."""
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"ckpt_path={path}: no such checkpoint file")
+    return path
+
+
+def read_checkpoint(path: str | Path) -> dict:
+    """The checkpoint's contents, loaded with ``weights_only=True`` (tensors and plain containers)."""
+    path = require_file(path)
     try:
         content = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:
