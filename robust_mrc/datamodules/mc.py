@@ -2,9 +2,11 @@
 
 Input convention of the RACE baselines: the option goes into the question's cloze blank ``_`` when it
 has one, else it is appended to the question (:func:`robust_mrc.data.cloze.fill_blank`, the rule the
-attacks use too); only the passage is truncated. Examples with
-different numbers of options share a batch: the options of all examples are flattened into one
-row each, and ``option_mask`` marks which (example, option) slots are real.
+attacks use too); only the passage is truncated. Examples with different numbers of options share
+a batch: the options of all examples are flattened into one row each, and ``option_mask`` marks
+which (example, option) slots are real. Rows are padded on the tokenizer's side (XLNet: the left,
+so that the last token, which its head reads, is its ``<cls>``); token type ids go with them when
+the model was pre-trained with segments (:func:`~robust_mrc.datamodules.tokens.wants_token_types`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import torch
 
 from robust_mrc.data.cloze import fill_blank
 from robust_mrc.data.examples import MCExample
+from robust_mrc.datamodules.tokens import wants_token_types
 
 INPUTS = ("full", "options_only", "question_options", "passage_options")
 
@@ -55,6 +58,7 @@ class MCCollator:
     def __post_init__(self) -> None:
         if self.inputs not in INPUTS:
             raise ValueError(f"task.inputs={self.inputs!r} is not one of {', '.join(INPUTS)}")
+        self.token_types = wants_token_types(self.tokenizer)
 
     def __call__(self, examples: Sequence[MCExample]) -> dict:
         firsts, seconds, counts = [], [], []
@@ -64,7 +68,7 @@ class MCCollator:
             firsts.extend(a for a, _ in pairs)
             seconds.extend(b for _, b in pairs)
         if seconds[0] is None:
-            enc = self.tokenizer(firsts, truncation=True, return_tensors="pt", **self._padding())
+            enc = self.tokenizer(firsts, truncation=True, return_tensors="pt", **self._encoding())
         else:
             enc = self._encode_pairs(firsts, seconds)
         width = max(counts)
@@ -77,11 +81,16 @@ class MCCollator:
         batch["ids"] = [ex.id for ex in examples]
         return batch
 
-    def _padding(self) -> dict:
-        return {"max_length": self.max_length, "padding": True, "pad_to_multiple_of": self.pad_to_multiple_of}
+    def _encoding(self) -> dict:
+        return {
+            "max_length": self.max_length,
+            "padding": True,
+            "pad_to_multiple_of": self.pad_to_multiple_of,
+            "return_token_type_ids": self.token_types,
+        }
 
     def _encode_pairs(self, firsts, seconds):
-        kwargs = dict(return_tensors="pt", **self._padding())
+        kwargs = dict(return_tensors="pt", **self._encoding())
         try:
             # truncate only the passage, never the question or the option
             return self.tokenizer(firsts, seconds, truncation="only_first", **kwargs)

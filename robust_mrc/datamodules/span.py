@@ -12,6 +12,12 @@ A batch: the model inputs, ``start_positions`` / ``end_positions`` / ``null_inde
 length, 2)`` of character offsets into the example's context, ``-1`` on every token that is not a
 context token --, ``contexts``, ``ids``, ``answers``.
 
+Token type ids go with every window when the model was pre-trained with segments
+(:func:`~robust_mrc.datamodules.tokens.wants_token_types`: not for RoBERTa); the offsets of a
+tokenizer that puts the space before a word into its token (DeBERTa-v2/v3) start after that space
+(:func:`~robust_mrc.datamodules.tokens.trim_leading_spaces`), so that offsets cut the answer's
+exact characters.
+
 Contexts of at most :data:`~robust_mrc.datamodules.span_windows.LONG_CONTEXT_CHARS` characters
 (every SQuAD paragraph) are tokenized by the tokenizer's own overflow (byte-identical inputs to
 the HF recipe); longer ones in pieces (:mod:`robust_mrc.datamodules.span_windows`), in memory
@@ -39,8 +45,9 @@ from robust_mrc.datamodules.span_windows import (
     pad_windows,
     tokenize_context,
 )
+from robust_mrc.datamodules.tokens import offsets_cover_spaces, space_mask, trim_leading_spaces, wants_token_types
 
-_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+_INPUTS = ("input_ids", "token_type_ids", "attention_mask")
 
 
 def approx_length(example: SpanExample) -> int:
@@ -101,6 +108,10 @@ class SpanCollator:
     piece_chars: int = PIECE_CHARS
     pad_to_multiple_of: int | None = None  # window width rounded up to a multiple (task.pad_to_multiple_of)
 
+    def __post_init__(self) -> None:
+        self.token_types = wants_token_types(self.tokenizer)
+        self.trim_spaces = offsets_cover_spaces(self.tokenizer)
+
     @property
     def pad_right(self) -> bool:
         return self.tokenizer.padding_side == "right"
@@ -118,6 +129,7 @@ class SpanCollator:
             stride=self.doc_stride,
             return_overflowing_tokens=True,
             return_offsets_mapping=True,
+            return_token_type_ids=self.token_types,
             **kwargs,
         )
 
@@ -129,7 +141,7 @@ class SpanCollator:
         for f in range(len(feature_example)):
             off_context = np.array([s != context_index for s in enc.sequence_ids(f)])
             offsets[f, off_context] = -1
-        return {k: v for k, v in enc.items() if k in _INPUTS}, offsets, feature_example
+        return {k: enc[k] for k in _INPUTS if k in enc}, offsets, feature_example
 
     def _short_windows(self, examples: Sequence[SpanExample], indices: Sequence[int]) -> list[Window]:
         enc = self._overflow(examples)
@@ -164,12 +176,16 @@ class SpanCollator:
                 label=ex.id,
             )
         windows.sort(key=lambda w: w.example)  # stable: each example's windows in order
-        inputs, offsets = pad_windows(windows, self.tokenizer, self.pad_to_multiple_of)
+        inputs, offsets = pad_windows(windows, self.tokenizer, self.pad_to_multiple_of, token_types=self.token_types)
         return inputs, offsets, [w.example for w in windows]
 
     def __call__(self, examples: Sequence[SpanExample]) -> dict:
         piecewise = self.tokenizer.truncation_side == "right" and any(len(ex.context) > self.long_context for ex in examples)
         inputs, offsets, feature_example = (self._piecewise if piecewise else self._whole)(examples)
+        if self.trim_spaces:
+            spaces = {i: space_mask(examples[i].context) for i in set(feature_example)}
+            for f, ex_i in enumerate(feature_example):
+                trim_leading_spaces(offsets[f], spaces[ex_i])
         cls = getattr(self.tokenizer, "cls_token_id", None)
         ids = inputs["input_ids"]
         null = (ids == cls).int().argmax(dim=1) if cls is not None else torch.zeros(len(ids), dtype=torch.long)

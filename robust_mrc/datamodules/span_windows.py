@@ -174,10 +174,13 @@ def context_windows(
     return windows
 
 
-def pad_windows(windows: Sequence[Window], tokenizer, multiple: int | None = None) -> tuple[dict[str, torch.Tensor], np.ndarray]:
+def pad_windows(
+    windows: Sequence[Window], tokenizer, multiple: int | None = None, *, token_types: bool
+) -> tuple[dict[str, torch.Tensor], np.ndarray]:
     """The model inputs of ``windows`` padded to the longest (rounded up to ``multiple``), as the
     tokenizer pads (``padding=True``: its padding side, pad token and pad token type; attention mask
-    0 on pads), and their offsets ``(F, L, 2)`` (``-1`` on pads)."""
+    0 on pads), ``token_type_ids`` among them with ``token_types``; and their offsets ``(F, L, 2)``
+    (``-1`` on pads)."""
     length = max(len(w.input_ids) for w in windows)
     if multiple:
         length = -(-length // multiple) * multiple
@@ -195,5 +198,5 @@ def pad_windows(windows: Sequence[Window], tokenizer, multiple: int | None = Non
         if w.token_type_ids is not None:
             types[f, span] = w.token_type_ids
     arrays = {"input_ids": ids, "token_type_ids": types, "attention_mask": mask}
-    inputs = {k: torch.from_numpy(arrays[k]) for k in tokenizer.model_input_names if k in arrays}
+    inputs = {k: torch.from_numpy(v) for k, v in arrays.items() if token_types or k != "token_type_ids"}
     return inputs, offsets
