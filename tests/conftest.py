@@ -1,4 +1,4 @@
-"""Shared fixtures: the ../shared folder (skip when absent), a clean Hydra state."""
+"""Shared fixtures: the ../shared folder (skip when absent), the offline model zoo, a clean Hydra state."""
 
 from __future__ import annotations
 
@@ -25,3 +25,12 @@ def shared_data() -> Path:
     if not path.is_dir():
         pytest.skip(f"{path} is absent (it exists only in the development workplace)")
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_zoo(tmp_path_factory) -> dict[str, Path]:
+    """``{conf/model option: directory}``: a tiny random model and tokenizer of each hub
+    architecture (:mod:`tests.zoo`), built once per session (about a second)."""
+    from tests.zoo import build_zoo
+
+    return build_zoo(tmp_path_factory.mktemp("zoo"))

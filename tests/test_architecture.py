@@ -22,7 +22,7 @@ LAYERS = [
     ["reports"],
     ["trainer"],
     ["config"],
-    ["jobs"],
+    ["jobs", "export"],
     ["banks"],
 ]
 

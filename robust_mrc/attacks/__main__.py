@@ -2,7 +2,9 @@
 
     python -m robust_mrc.attacks list [task=mc|span]
     python -m robust_mrc.attacks apply attack=charswap data=PATH out=PATH [seed=0] [limit=N]
-        [format=race_jsonl|race_original|dream|squad] [stats=PATH] [keep_failed=true] [KEY=VALUE ...]
+        [format=race_jsonl|race_original|dream|squad|hf] [stats=PATH] [keep_failed=true] [KEY=VALUE ...]
+    python -m robust_mrc.attacks apply attack=charswap data=test.json out=DIR format=hf [split=test] seed=42
+        [pool_data=train.json] [pool_limit=N]
     python -m robust_mrc.attacks apply attack=addany ckpt=RUN/checkpoints/best.ckpt data=PATH out=PATH [budget=600]
     python -m robust_mrc.attacks stats attack=addsent data=PATH [limit=150] [seed=0] [out=PATH] [KEY=VALUE ...]
 
@@ -16,11 +18,25 @@ own format (or ``format=``), with examples the attack cannot change kept as they
 ``stats=``). Any other ``KEY=VALUE`` is a parameter of the attack, e.g.
 ``question_only=true``, ``pool=options.txt``, ``bank=de.jsonl``, ``position=random``. Attacks that
 need a pool of options (magnet, extra_option, distractor_generation) get the input data itself
-when no ``pool=`` is given (never the same passage). With ``ckpt=`` an attack that can use a model
+when no ``pool=`` is given (never the same passage), or the examples of ``pool_data=`` (the first
+``pool_limit``; an evaluation gives them its training split). With ``ckpt=`` an attack that can use a model
 (span ``addsent``/``addonesent``/``addsentmod``: the worst candidate; ``addany``, ``addcommon``: local
-search) runs its search against that checkpoint (``batch_size=`` examples per forward pass,
+search) runs its search against that model (a checkpoint, or a Hugging Face model directory or hub
+name; ``batch_size=`` examples per forward pass,
 ``precision=bf16`` for bfloat16 autocast: faster on CPUs with AVX512-BF16) and the
 statistics add the model queries and queries per second.
+
+``format=hf`` writes a Hugging Face ``datasets`` dataset to the directory ``out=``
+(:mod:`robust_mrc.data.hf_export`): ``save_to_disk`` (split ``split=``, test by default) and the
+same rows as parquet, in the RACE / SQuAD hub layouts with the examples' edits; ``README.md``, its
+dataset card (the source data, the attack and its paper, every parameter with the defaults resolved,
+the resources, seed, epoch, counts, the checks made on the written rows, the command that makes it
+again) and ``stats.json``. The card carries the set's fingerprint, the one an evaluation
+(``evaluate.py`` with the same seed and a suite set of the same attack and parameters,
+:func:`robust_mrc.evaluation.suites.attacked_set_fingerprint`) gives the same set, which it
+attacks into the same examples, when its pool is the same (``pool_data=`` its training split,
+``pool_limit=`` its ``data.limit``). ``data=hf_local data.test=DIR`` (or any ``data=`` with
+``format: hf_dataset`` / auto) reads it back.
 
 The command runs under ``@hydra.main`` with ``conf/attacks.yaml`` (``--help``, ``--cfg job``): the
 verb is the first argument, the command's own keys are ``args.KEY`` and the attack's parameters
@@ -47,6 +63,7 @@ from robust_mrc.models.scoring import SEARCH_PRECISIONS
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 COMMANDS = ("list", "apply", "stats")
+HF = "hf"  # apply's format=hf: a Hugging Face datasets directory with its dataset card
 _HELP_FLAGS = ("-h", "--help", "help")
 
 
@@ -129,26 +146,27 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int,
     search's journal (``<out>.partial.jsonl``: run again after a crash, the search goes on from its
     last finished group; remove it with ``finish()`` once ``out`` is written)."""
     from robust_mrc.attacks.search import run_search, searches
+    from robust_mrc.core import settings as S
     from robust_mrc.core.journal import file_identity
-    from robust_mrc.evaluation.cache import checkpoint_key
+    from robust_mrc.evaluation.cache import model_key
     from robust_mrc.evaluation.search_journal import SearchJournal
     from robust_mrc.models.backbone import load_tokenizer
-    from robust_mrc.models.checkpoints import load_checkpoint
+    from robust_mrc.models.pretrained import load_model
     from robust_mrc.models.scoring import ModelScorer
 
     if not searches(attack):
         raise SystemExit(f"attack {attack.name!r} has no model-in-the-loop search: drop ckpt=")
-    module = load_checkpoint(cfg["ckpt"], expected_task=task)
+    module = load_model(str(cfg["ckpt"]), S.complete_task({"name": task}))  # a checkpoint, or a Hugging Face model
     scorer = ModelScorer(
         module,
         load_tokenizer(module.model_cfg),
-        checkpoint_key(cfg["ckpt"]),
+        model_key(cfg["ckpt"]),
         int(cfg["batch_size"]),
         str(cfg["precision"]),
     )
     data = Path(str(cfg["data"]))
     settings = {
-        "ckpt": file_identity(cfg["ckpt"]),
+        "ckpt": file_identity(cfg["ckpt"]) if Path(str(cfg["ckpt"])).is_file() else model_key(cfg["ckpt"]),
         "data": file_identity(data) if data.is_file() else str(cfg["data"]),
         "limit": limit,
         "attack": attack.name,
@@ -169,48 +187,71 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int,
         "seconds": round(stats.seconds, 2),
         "queries_per_second": round(stats.queries_per_second, 1),
         "queries_per_example": round(stats.queries / max(1, len(examples)), 1),
+        "scorer_key": scorer.key,
     }
     return list(zip(result.examples, changed)), info, journal
 
 
+def _whole(cfg: dict, key: str) -> int | None:
+    return int(cfg[key]) if cfg[key] not in (None, "", "null") else None
+
+
 def _load_and_build(cfg: dict, params: dict):
-    """``(examples, task, attack, (seed, epoch, limit))`` of an ``apply`` / ``stats`` command (its own
-    keys ``cfg`` and the attack's parameters ``params``): the examples of ``data=`` and the attack
-    prepared on them (a pool attack without ``pool=`` draws from the input data itself, never the
-    same passage; a bank attack makes its bank for them)."""
+    """``(examples, task, attack, (seed, epoch, limit), pool)`` of an ``apply`` / ``stats`` command
+    (its own keys ``cfg`` and the attack's parameters ``params``): the examples of ``data=`` and the
+    attack prepared on them with ``pool``, the examples beside it: those of ``pool_data=`` (the first
+    ``pool_limit``), else the input data itself (a pool attack without ``pool=`` draws options from
+    them, never the same passage; a bank attack trains on them and makes its bank for the input)."""
     from robust_mrc.data.readers import load_examples
 
     try:
         seed, epoch = int(cfg["seed"]), int(cfg["epoch"])
-        limit = int(cfg["limit"]) if cfg["limit"] not in (None, "", "null") else None
+        limit, pool_limit = _whole(cfg, "limit"), _whole(cfg, "pool_limit")
     except ValueError as exc:
-        raise SystemExit(f"seed, epoch and limit are whole numbers: {exc}") from None
-    examples = load_examples(cfg["data"], limit=limit, strict=str(cfg["strict"]).lower() != "false")
+        raise SystemExit(f"seed, epoch, limit and pool_limit are whole numbers: {exc}") from None
+    strict = str(cfg["strict"]).lower() != "false"
+    examples = load_examples(cfg["data"], limit=limit, strict=strict)
     if not len(examples):
         raise SystemExit(f"{cfg['data']}: no examples")
     task = cfg["task"] or ("mc" if isinstance(examples[0], MCExample) else "span")
+    pool = list(examples)
+    if cfg["pool_data"]:
+        pool = list(load_examples(cfg["pool_data"], limit=pool_limit, strict=strict))
+        if pool and type(pool[0]) is not type(examples[0]):
+            raise SystemExit(
+                f"pool_data={cfg['pool_data']} holds {type(pool[0]).__name__}s, data={cfg['data']} {type(examples[0]).__name__}s"
+            )
     try:
-        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=list(examples), targets=list(examples))
+        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=pool, targets=list(examples))
     except (AttackSpecError, AttackUnavailable, ValueError, FileNotFoundError) as exc:  # a file named by a parameter: pool=, bank=
         raise SystemExit(str(exc)) from None
-    return examples, task, attack, (seed, epoch, limit)
+    return examples, task, attack, (seed, epoch, limit), pool
 
 
 def apply(cfg) -> dict:
     """``apply``: the attacked copy of ``data=`` in ``out=`` and its statistics (returned, and
     written to ``stats=`` or ``<out>.stats.json``). ``cfg``: ``conf/attacks.yaml`` composed, or a
     mapping as the command line spells it (:func:`_arguments`)."""
-    from robust_mrc.data.writers import atomic_write_text, output_path_problem, write_examples
+    from robust_mrc.data.hf_export import export_problem
+    from robust_mrc.data.sources import SPLITS
+    from robust_mrc.data.writers import WRITE_FORMATS, atomic_write_text, output_path_problem, write_examples
 
     cfg, params = _arguments(cfg)
     for key in ("attack", "data", "out"):
         if cfg[key] is None:
             raise SystemExit(f"apply needs {key}=...  (e.g. attack=charswap data=race.jsonl out=adv.jsonl)")
-    if problem := output_path_problem(cfg["out"], [cfg["data"], params.get("pool"), params.get("bank")]):
+    if cfg["format"] not in (None, *WRITE_FORMATS, HF):
+        raise SystemExit(f"format={cfg['format']}: expected one of {', '.join((*WRITE_FORMATS, HF))} (null: the input's)")
+    if cfg["split"] not in SPLITS:
+        raise SystemExit(f"split={cfg['split']}: expected one of {', '.join(SPLITS)} (format=hf: the dataset's split)")
+    inputs = [cfg["data"], cfg["pool_data"], params.get("pool"), params.get("bank")]
+    hf_input = cfg["format"] is None and detect_hf(cfg["data"])
+    problem = export_problem(cfg["out"], inputs) if cfg["format"] == HF or hf_input else output_path_problem(cfg["out"], inputs)
+    if problem:
         raise SystemExit(problem)
     if str(cfg["precision"]) not in SEARCH_PRECISIONS:
         raise SystemExit(f"precision={cfg['precision']}: expected one of {', '.join(SEARCH_PRECISIONS)} (the search's forward passes)")
-    examples, task, attack, (seed, epoch, limit) = _load_and_build(cfg, params)
+    examples, task, attack, (seed, epoch, limit), pool = _load_and_build(cfg, params)
     t0 = time.perf_counter()
     keep_failed = str(cfg["keep_failed"]).lower() != "false"
     search = journal = None
@@ -227,12 +268,8 @@ def apply(cfg) -> dict:
         originals.append(ex)
         attacked.append(new)
     seconds = time.perf_counter() - t0
-    fmt = cfg["format"] or {"hub_race": "race_jsonl", "hub_squad": "squad"}.get(examples.format, examples.format)
+    fmt = cfg["format"] or {"hub_race": "race_jsonl", "hub_squad": "squad", "hf_dataset": HF}.get(examples.format, examples.format)
     out = Path(cfg["out"])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_examples(attacked, out, fmt)
-    if journal is not None:
-        journal.finish()
     stats = attack_stats(originals, attacked, failed, seconds)
     if search is not None:
         stats["search"] = search
@@ -244,14 +281,134 @@ def apply(cfg) -> dict:
             "seed": seed,
             "epoch": epoch,
             "data": str(cfg["data"]),
+            "limit": limit,
             "format": fmt,
             "out": str(out),
             "params": {k: (v if isinstance(v, (str, int, float, bool, type(None))) else "<object>") for k, v in params.items()},
         }
     )
-    stats_path = Path(cfg["stats"] or str(out) + ".stats.json")
-    atomic_write_text(stats_path, json.dumps(stats, indent=2) + "\n")
+    if fmt == HF:
+        _export(cfg, params, stats, examples, pool, attack, originals, attacked, failed, keep_failed)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_examples(attacked, out, fmt)
+    if journal is not None:
+        journal.finish()
+    if fmt != HF or cfg["stats"]:  # format=hf: stats.json is in the dataset's directory
+        stats_path = Path(cfg["stats"] or str(out) + ".stats.json")
+        atomic_write_text(stats_path, json.dumps(stats, indent=2) + "\n")
     return stats
+
+
+def detect_hf(data) -> bool:
+    """Whether ``data`` is a ``datasets`` dataset on disk (written out as one by default)."""
+    from robust_mrc.data.readers.hf_dataset import is_dataset_source
+
+    return is_dataset_source(Path(str(data)))
+
+
+def _export(
+    cfg: dict, params: dict, stats: dict, examples, pool: list, attack, originals: list, attacked: list, failed: int, keep_failed: bool
+):
+    """``format=hf``: ``attacked`` as a ``datasets`` dataset in the directory ``out=`` with its card
+    and ``stats.json`` (:mod:`robust_mrc.data.hf_export`); ``stats`` gains the fingerprint, the
+    counts and the checks."""
+    from robust_mrc.attacks.resources import environment
+    from robust_mrc.data.hf_export import check_guarantees, dataset_card, write_dataset
+    from robust_mrc.evaluation.cache import examples_digest, fingerprint
+    from robust_mrc.evaluation.suites import attacked_set_fingerprint
+    from robust_mrc.papers import PAPERS
+
+    task, seed, epoch = stats["task"], stats["seed"], stats["epoch"]
+    env = environment()
+    scorer_key = stats["search"]["scorer_key"] if cfg["ckpt"] else None
+    key = attacked_set_fingerprint(
+        list(examples), str(cfg["attack"]), params, seed, task, pool_digest=examples_digest(pool), resource_env=env, scorer_key=scorer_key
+    )
+    pool_source = f"pool_data={cfg['pool_data']}" if cfg["pool_data"] else "the input data"
+    note = (
+        "robust-mrc's content fingerprint of this set (the clean examples, the attack and its parameters as given, a file they "
+        "name by its content, the seed, the pool, the task, the language resources, the attack code). An evaluation of the same "
+        f"examples with seed={seed} and the suite set `{{name: {cfg['attack']}, params: {json.dumps(params, default=str)}}}` "
+        f"makes the same set under this key (its cache entry; report.json: sets.<name>.fingerprint) when its pool, the "
+        f"training split (else the evaluated one), is this one's: {pool_source}."
+    )
+    if epoch:
+        key = fingerprint("epoch", epoch, key)
+        note += f" Here epoch={epoch}, a training epoch's copies; an evaluation attacks with epoch 0, so no evaluation set has this key."
+    if failed and not keep_failed:
+        key = fingerprint("unchanged left out", key)
+        note += " Here the examples the attack could not change are left out (keep_failed=false): no evaluation set has this key."
+    if cfg["ckpt"]:
+        note += (
+            " A model-in-the-loop set: keyed by the checkpoint file; an evaluation keys its search by its predictor "
+            "(the checkpoint and its task settings), so its key differs."
+        )
+    cites = [c.strip() for c in attack.paper.split(";") if c.strip()]
+    by_cite = {p.cite: p for p in PAPERS.values()}
+    papers = [
+        {"cite": c, "title": by_cite[c].title, "venue": by_cite[c].venue, "url": by_cite[c].url}
+        if c in by_cite
+        else {"cite": c, "title": c, "venue": "", "url": ""}
+        for c in cites
+    ]
+    data = Path(str(cfg["data"]))
+    meta = {
+        "title": f"{data.parent.name}/{data.name} ({cfg['split']}) attacked by {attack.name} (robust-mrc)",
+        "name": Path(str(cfg["out"])).name,
+        "task": task,
+        "split": cfg["split"],
+        "source": {"data": str(cfg["data"]), "format": examples.format, "examples": len(examples), "limit": stats.get("limit")},
+        "pool": (
+            f"`{cfg['pool_data']}`, {len(pool)} examples" + (f" (the first {cfg['pool_limit']})" if cfg["pool_limit"] else "")
+            if cfg["pool_data"]
+            else f"the input data itself, {len(pool)} examples"
+        ),
+        "attack": {
+            "name": attack.name,
+            "method": attack.method,
+            "description": attack.description,
+            "papers": papers,
+            "params": {k: v for k, v in attack.params.items() if not k.startswith("_")},
+            "given": sorted(params),
+        },
+        "resources": attack.resources(),
+        "environment": env,
+        "seed": seed,
+        "epoch": epoch,
+        "fingerprint": key,
+        "fingerprint_note": note,
+        "counts": {
+            "examples": len(attacked),
+            "changed": stats["changed"],
+            "unchanged": failed if keep_failed else 0,
+            "dropped": 0 if keep_failed else failed,
+        },
+        "search": stats.get("search"),
+        "command": _command(cfg, params),
+    }
+    stats.update({"fingerprint": key, "split": cfg["split"], "resources": meta["resources"], "environment": env})
+
+    def files(rows: list[dict], sha256: str) -> dict[str, str]:
+        stats["checks"] = check_guarantees(originals, rows, task)
+        stats["parquet_sha256"] = sha256
+        return {
+            "README.md": dataset_card(meta, rows, stats["checks"], sha256),
+            "stats.json": json.dumps(stats, indent=2, default=str) + "\n",
+        }
+
+    write_dataset(attacked, cfg["out"], split=cfg["split"], files=files)
+
+
+def _command(cfg: dict, params: dict) -> str:
+    """The ``apply`` command line that makes the set again (the keys that differ from the defaults)."""
+    import shlex
+
+    own = own_defaults()
+    args = [f"{k}={cfg[k]}" for k in ("attack", "data", "out")] + ["format=hf"]
+    args += [f"{k}={cfg[k]}" for k in own if k not in ("attack", "data", "out", "format", "stats") and str(cfg[k]) != str(own[k])]
+    args += [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in params.items()]
+    return "python -m robust_mrc.attacks apply " + " ".join(shlex.quote(a) for a in args)
 
 
 def stats(cfg) -> dict:
@@ -266,7 +423,7 @@ def stats(cfg) -> dict:
             raise SystemExit(f"stats needs {key}=...  (e.g. attack=addsent data=race.jsonl limit=150)")
     if cfg["out"] and (problem := output_path_problem(cfg["out"], [cfg["data"]])):
         raise SystemExit(problem)
-    examples, _task, attack, (seed, epoch, limit) = _load_and_build(cfg, params)
+    examples, _task, attack, (seed, epoch, limit), _pool = _load_and_build(cfg, params)
     result = {"data": str(cfg["data"]), "limit": limit, "seed": seed, **fidelity_stats(attack, list(examples), seed, epoch)}
     if cfg["out"]:
         atomic_write_text(Path(cfg["out"]), json.dumps(result, indent=2) + "\n")

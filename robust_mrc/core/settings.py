@@ -91,6 +91,16 @@ class TrainSettings:
 
 
 @dataclass
+class EvalModelSettings:
+    """``evaluate.py model.pretrained=...``: a Hugging Face model evaluated as it is (no checkpoint)."""
+
+    pretrained: str | None = setting(
+        None, "a model directory or hub name whose weights hold a trained head for the task (instead of ckpt_path)", "text"
+    )
+    revision: str | None = setting(None, "hub names: the branch, tag or commit to load; null = the default branch", "text")
+
+
+@dataclass
 class MagnetScreenSettings:
     """Lin, Zou & Ding 2021 magnet screening outside a suite (``evaluate.py magnet_screen.enabled=true``)."""
 
@@ -110,9 +120,12 @@ class MagnetScreenSettings:
 class EvalSettings:
     """``python evaluate.py``: the keys of ``conf/eval.yaml`` besides its groups."""
 
-    ckpt_path: str | None = setting(None, "the checkpoint to evaluate (or ensemble=[...])", "text")
-    trust_remote_code: bool = setting(False, "true: the checkpoint's model directory may run its own code (HF auto_map)", "bool")
-    ensemble: list | None = setting(None, "list of checkpoints: each is reported, and their ensemble")
+    ckpt_path: str | None = setting(None, "the checkpoint to evaluate (or model.pretrained=..., or ensemble=[...])", "text")
+    model: EvalModelSettings = nested(EvalModelSettings, "a Hugging Face model to evaluate instead of a checkpoint")
+    trust_remote_code: bool = setting(False, "true: the model's directory may run its own code (HF auto_map)", "bool")
+    ensemble: list | None = setting(
+        None, "checkpoints and Hugging Face models (directories, hub names): each is reported, and their ensemble"
+    )
     ensemble_method: str | None = setting(
         None,
         "mc: average (option probabilities, default) | vote; span: token_vote",
@@ -233,6 +246,7 @@ class ModelSettings:
 
     name: str = setting("???", "the option's name")
     pretrained: str = setting("???", "a Hugging Face hub name or a local model directory")
+    revision: str | None = setting(None, "hub names: the branch, tag or commit to load; null = the default branch", "text")
     tokenizer: str | None = setting(None, "the tokenizer to load; null = the one of `pretrained`", "text")
     init: str = setting(
         "pretrained",

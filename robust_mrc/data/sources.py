@@ -106,4 +106,5 @@ def _read_split(data_cfg: Mapping[str, Any], split: str) -> list:
         raise DataConfigError(
             f"data.{split}={spec}: no such file or directory (cwd {Path.cwd()}); set data.{split}=/path/to/file or data.{split}=null"
         )
-    return load_examples(path, data_cfg["format"], strict=strict, limit=limit, max_bytes=data_cfg["max_bytes"])
+    # split: the split of a datasets directory that holds several (format hf_dataset)
+    return load_examples(path, data_cfg["format"], split=split, strict=strict, limit=limit, max_bytes=data_cfg["max_bytes"])

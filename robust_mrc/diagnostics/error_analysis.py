@@ -272,7 +272,8 @@ def checkpoint_training_amount(ckpt: str | Path | Sequence[str] | None) -> str:
     A checkpoint's own hyper-parameters hold its model and task settings only; ``train`` writes
     the run's whole config to ``<run dir>/config.yaml`` and its checkpoints to ``<run
     dir>/checkpoints/``, so that file is read (then a ``config.yaml`` beside the checkpoint).
-    A list of checkpoints (an ensemble) -> ``"ensemble"``; no readable config -> :data:`UNKNOWN`."""
+    A list of checkpoints (an ensemble) -> ``"ensemble"``; no readable config, or a model that is no
+    checkpoint file -> :data:`UNKNOWN`."""
     if isinstance(ckpt, (list, tuple)):
         return "ensemble"
     if not ckpt:
@@ -280,6 +281,8 @@ def checkpoint_training_amount(ckpt: str | Path | Sequence[str] | None) -> str:
     import yaml
 
     path = Path(ckpt)
+    if path.is_dir() or (not path.is_file() and path.suffix != ".ckpt"):  # a Hugging Face model: no training run known
+        return UNKNOWN
     for candidate in (path.parent.parent / "config.yaml", path.parent / "config.yaml"):
         if candidate.is_file():
             try:

@@ -26,7 +26,6 @@ import hashlib
 import io
 import json
 import logging
-import os
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -181,7 +180,26 @@ class DiskCache:
         self._save(self._path(kind, f"{key}.npy"), buf.getvalue())
 
 
-def checkpoint_key(ckpt_path: str | Path) -> str:
-    """Identity of a checkpoint file for caching predictions: resolved path, size, mtime."""
-    st = os.stat(ckpt_path)
-    return fingerprint("ckpt", str(Path(ckpt_path).resolve()), st.st_size, st.st_mtime_ns)
+def model_key(source: str | Path, revision: str | None = None) -> str:
+    """Identity of a model for caching its predictions: a checkpoint file by its resolved path, size
+    and mtime; a model directory by those of its files; a hub name by the name, ``revision`` and the
+    commit of its local copy (when there is one)."""
+    path = Path(source)
+    if path.is_file():
+        st = path.stat()
+        return fingerprint("ckpt", str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file())
+        return fingerprint("model_dir", str(path.resolve()), [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files])
+    return fingerprint("hub", str(source), revision, _hub_snapshot(str(source), revision))
+
+
+def _hub_snapshot(name: str, revision: str | None) -> str | None:
+    """The commit of the locally cached copy of hub model ``name`` (``None``: not cached)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(name, "config.json", revision=revision)
+    except Exception:  # noqa: BLE001 - an invalid repository name is simply not cached
+        return None
+    return Path(found).parent.name if isinstance(found, str) else None

@@ -1,5 +1,5 @@
-"""Prediction records of one checkpoint on named sets, from Lightning's predict loop, cached by
-(checkpoint, set, preprocessing).
+"""Prediction records of one model (checkpoint or Hugging Face model) on named sets, from Lightning's predict loop, cached by
+(model, set, preprocessing).
 
 A record is what the task module's ``predict_step`` gives per example id: for multiple choice
 ``{"pred", "label", "probs", "scores"}``, for span QA ``{"pred", "score", "golds", "confidence"}``.
@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from robust_mrc.evaluation.cache import DiskCache, checkpoint_key, fingerprint
+from robust_mrc.evaluation.cache import DiskCache, fingerprint, model_key
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ class Predictor:
     def __init__(
         self,
         module,
-        ckpt_path: str | Path,
+        source: str | Path,
         make_trainer: Callable[[], Any],
         loader_for: Callable,
         cache: DiskCache,
@@ -33,11 +33,11 @@ class Predictor:
     ):
         self.module = module
         self.scorer = scorer
-        self.ckpt_path = str(ckpt_path)
+        self.source = str(source)
         self.make_trainer = make_trainer
         self.loader_for = loader_for
         self.cache = cache
-        self.key = fingerprint("predictions", checkpoint_key(ckpt_path), dict(module.task_cfg))
+        self.key = fingerprint("predictions", model_key(source, module.model_cfg.get("revision")), dict(module.task_cfg))
 
     def predict(self, examples: Sequence) -> dict[str, dict]:
         """Records of ``examples`` (no cache)."""
@@ -53,7 +53,7 @@ class Predictor:
         key = fingerprint(self.key, set_fingerprint)
         cached = self.cache.load_json("predictions", key)
         if cached is not None and len(cached) == len({ex.id for ex in examples}):
-            log.info("set %s: predictions of %s from the cache", name, Path(self.ckpt_path).name)
+            log.info("set %s: predictions of %s from the cache", name, Path(self.source).name)
             return cached
         records = self.predict(examples)
         if records:

@@ -219,17 +219,15 @@ def build_sets(
                 f"set {spec.name!r}: screen: needs a model to screen against (an evaluation screens each checkpoint, "
                 "robust_mrc.evaluation.magnet_screening.screen_models); give params.pool=FILE, a ranked pool, instead"
             )
-        key = fingerprint(
-            "attacked",
-            examples_digest(base),
+        key = attacked_set_fingerprint(
+            base,
             spec.attack,
-            dict(spec.params),
-            int(seed),
-            pool_digest,
+            spec.params,
+            seed,
             task,
-            resource_env,
-            attacks_code_digest(),
-            scorer.key if spec.model else None,
+            pool_digest=pool_digest,
+            resource_env=resource_env,
+            scorer_key=scorer.key if spec.model else None,
         )
         provenance = cache.load_json("provenance", key)  # what made the set (read first: a damaged entry is named and remade)
         cached = cache.load_examples(spec.name, key)
@@ -276,6 +274,38 @@ def build_sets(
             journal.finish()  # the set is in the cache now
         sets[spec.name] = EvalSet(spec, examples, key, fallbacks=fallbacks, search=search, provenance=provenance)
     return sets
+
+
+def attacked_set_fingerprint(
+    base: Sequence,
+    attack: str,
+    params: Mapping[str, Any],
+    seed: int,
+    task: str,
+    *,
+    pool_digest: str | None,
+    resource_env: Mapping[str, str] | None,
+    scorer_key: str | None = None,
+) -> str:
+    """The fingerprint of the attacked set of the clean examples ``base`` under ``attack`` (its
+    name as the suite gives it) with ``params`` (as given, not resolved), ``seed``: what its cache
+    entry and ``report.json`` (``sets.<name>.fingerprint``) carry. ``pool_digest``: the
+    :func:`~robust_mrc.evaluation.cache.examples_digest` of the examples beside the attack (an
+    evaluation's: its training split, else the evaluated one); ``resource_env``:
+    :func:`robust_mrc.attacks.resources.environment`; ``scorer_key``: the searched model of a
+    ``model: true`` set. ``python -m robust_mrc.attacks apply format=hf`` puts the same on its card."""
+    return fingerprint(
+        "attacked",
+        examples_digest(base),
+        attack,
+        dict(params),
+        int(seed),
+        pool_digest,
+        task,
+        resource_env,
+        attacks_code_digest(),
+        scorer_key,
+    )
 
 
 def _build_attack(spec: SetSpec, task: str, pool_examples: Sequence | None, base: list):

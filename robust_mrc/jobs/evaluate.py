@@ -1,9 +1,11 @@
-"""``evaluate(cfg)``: checkpoints x a suite of test sets -> metrics, predictions, a robustness report.
+"""``evaluate(cfg)``: models x a suite of test sets -> metrics, predictions, a robustness report.
 
     evaluate.py ckpt_path=... [data=...] [split=test] [suite=advrace|squad|clean]
-    evaluate.py 'ensemble=[a,b,c]' suite=advrace
+    evaluate.py model.pretrained=<model directory or hub name> [model.revision=...] task=span suite=squad_adv
+    evaluate.py 'ensemble=[a.ckpt,b.ckpt,org/hub-model]' suite=advrace
 
-Steps (one function each below): load the checkpoints (weights only, no code run from them); load
+Steps (one function each below): load the models (checkpoints: weights only, no code run from them;
+Hugging Face models: :mod:`robust_mrc.models.pretrained`, their head checked); load
 the split; build the suite's sets (attacked sets come from the disk cache when an earlier run made
 them); predict every set with every checkpoint through Lightning's predict loop (predictions are
 cached too, so an interrupted evaluation resumes where it stopped); combine an ensemble; build the
@@ -32,7 +34,8 @@ from robust_mrc.evaluation.ensemble import combine_records
 from robust_mrc.evaluation.predict import Predictor
 from robust_mrc.evaluation.suites import CLEAN, EvalSet, build_sets, suite_specs
 from robust_mrc.models.backbone import load_tokenizer
-from robust_mrc.models.checkpoints import CheckpointError, load_checkpoint, require_file
+from robust_mrc.models.checkpoints import CheckpointError, require_file
+from robust_mrc.models.pretrained import is_checkpoint, load_model
 from robust_mrc.models.scoring import ModelScorer
 from robust_mrc.models.span_decoding import apply_no_answer
 from robust_mrc.reports.robustness import build_report, headline_metrics, report_rows, write_report
@@ -50,16 +53,17 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     check_config(cfg, "eval")
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
-    paths = checkpoint_paths(cfg)
-    for p in paths:  # a missing checkpoint says so before the data is read
-        require_file(p)
+    paths = model_sources(cfg)
+    for p in paths:  # a missing checkpoint or model directory says so before the data is read
+        require_source(p)
     task = cfg.task.name
     splits, split = load_split(cfg, task)
     task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), splits)
     modules = [
-        load_checkpoint(
+        load_model(
             p,
-            expected_task=task,
+            task_cfg,
+            revision=cfg.model.revision if p == cfg.model.pretrained else None,
             trust_remote_code=bool(cfg.trust_remote_code),
             task_settings=functools.partial(evaluation_task_settings, cfg, task_cfg),
             window_batch=int(cfg.eval_batch_size),
@@ -163,23 +167,48 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     return write_outputs(cfg, report, predictions, names, paths, out)
 
 
-def checkpoint_paths(cfg: DictConfig) -> list[str]:
+def model_sources(cfg: DictConfig) -> list[str]:
+    """The models evaluated: checkpoint files and Hugging Face models (directories, hub names), from
+    ``ckpt_path``, ``model.pretrained`` or ``ensemble`` (one of them)."""
     members = list(cfg.ensemble or [])
+    given = [k for k, v in (("ckpt_path", cfg.ckpt_path), ("model.pretrained", cfg.model.pretrained), ("ensemble", members)) if v]
+    if len(given) > 1:
+        raise CheckpointError(f"give one of ckpt_path, model.pretrained and ensemble, not {' and '.join(given)}")
     if members:
         if len(members) < 2:
-            raise CheckpointError("ensemble=[...] needs at least two checkpoints")
+            raise CheckpointError("ensemble=[...] needs at least two models (checkpoints, model directories or hub names)")
         return [str(m) for m in members]
+    if cfg.model.pretrained:
+        return [str(cfg.model.pretrained)]
     if not cfg.ckpt_path:
-        raise CheckpointError("give ckpt_path=path/to/best.ckpt (or ensemble=[a.ckpt,b.ckpt,...])")
+        raise CheckpointError(
+            "give ckpt_path=path/to/best.ckpt, model.pretrained=<model directory or hub name>, or ensemble=[a.ckpt,b.ckpt,...]"
+        )
+    if Path(str(cfg.ckpt_path)).is_dir():
+        raise CheckpointError(
+            f"ckpt_path={cfg.ckpt_path} is a directory: for a Hugging Face model directory give model.pretrained={cfg.ckpt_path}"
+        )
     return [str(cfg.ckpt_path)]
 
 
+def require_source(source: str) -> None:
+    """A checkpoint that is no file, or a path that is no model directory, named before the data is read."""
+    if is_checkpoint(source):
+        require_file(source)
+    elif not Path(source).is_dir() and (source.startswith(("/", ".", "~")) or source.count("/") > 1):
+        raise CheckpointError(f"{source}: no such model directory (a Hugging Face hub name is name or org/name)")
+
+
 def model_names(paths: list[str]) -> list[str]:
-    """Readable unique names: ``<run dir>/<stem>`` for ``.../checkpoints/best.ckpt``, else the stem."""
+    """Readable unique names: ``<run dir>/<stem>`` for ``.../checkpoints/best.ckpt``, the stem of
+    another checkpoint, the directory's name of a model directory, a hub name as it is."""
     names = []
     for p in paths:
         path = Path(p)
-        name = f"{path.parent.parent.name}/{path.stem}" if path.parent.name == "checkpoints" else path.stem
+        if not is_checkpoint(p):
+            name = path.name if path.is_dir() else p
+        else:
+            name = f"{path.parent.parent.name}/{path.stem}" if path.parent.name == "checkpoints" else path.stem
         base, k = name, 2
         while name in names:
             name, k = f"{base}#{k}", k + 1
@@ -242,7 +271,7 @@ def tune_no_answer(predictor: Predictor, splits: dict[str, list], split: str, cl
     else:
         info = {"source": "checkpoint" if module.no_answer_threshold is not None else "default 0.0 (no validation split)"}
         module.no_answer_threshold = module.no_answer_threshold or 0.0
-    log.info("no-answer threshold of %s: %.4g (%s)", Path(predictor.ckpt_path).name, module.no_answer_threshold, info["source"])
+    log.info("no-answer threshold of %s: %.4g (%s)", Path(predictor.source).name, module.no_answer_threshold, info["source"])
     return {"threshold": float(module.no_answer_threshold), **info}
 
 

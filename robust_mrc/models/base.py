@@ -34,14 +34,22 @@ class QAModule(pl.LightningModule):
     task: str = ""
     monitor: str = ""
 
-    def __init__(self, model_cfg: Mapping[str, Any], task_cfg: Mapping[str, Any], pretrained_weights: bool = True, window_batch: int = 32):
-        """``window_batch``: windows (span) per forward pass when predicting: the run's eval batch size."""
+    def __init__(
+        self,
+        model_cfg: Mapping[str, Any],
+        task_cfg: Mapping[str, Any],
+        pretrained_weights: bool = True,
+        window_batch: int = 32,
+        require_head: bool = False,
+    ):
+        """``window_batch``: windows (span) per forward pass when predicting: the run's eval batch size;
+        ``require_head``: the weights must hold a trained head (a model evaluated as it is)."""
         super().__init__()
-        self.save_hyperparameters(ignore=["pretrained_weights", "window_batch"])
+        self.save_hyperparameters(ignore=["pretrained_weights", "window_batch", "require_head"])
         self.window_batch = int(window_batch)
         # completed from their definitions: a checkpoint's saved settings may lack newer keys
         self.model_cfg, self.task_cfg = S.complete(S.ModelSettings, model_cfg), S.complete_task(task_cfg)
-        self.backbone = load_backbone(self.model_cfg, self.task, pretrained_weights=pretrained_weights)
+        self.backbone = load_backbone(self.model_cfg, self.task, pretrained_weights=pretrained_weights, require_head=require_head)
         self.backbone.train()  # from_pretrained gives eval mode: dropout would stay off
         self._records: dict[tuple[str, int], dict[str, dict]] = {}
         self.last_predictions: dict[str, dict[str, dict]] = {}

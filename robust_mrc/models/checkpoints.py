@@ -24,7 +24,7 @@ from robust_mrc.core.errors import UserError
 from robust_mrc.models import MODULES
 
 # what a checkpoint may say about its model and its preprocessing
-MODEL_KEYS = ("name", "pretrained", "tokenizer", "init", "init_seed", "cross_attention_init", "config")
+MODEL_KEYS = ("name", "pretrained", "revision", "tokenizer", "init", "init_seed", "cross_attention_init", "config")
 TASK_KEYS = (
     "name",
     "inputs",

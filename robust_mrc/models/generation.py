@@ -46,8 +46,15 @@ class GenerationModule(QAModule):
     task = "dg"
     monitor = "val/loss"
 
-    def __init__(self, model_cfg: Mapping[str, Any], task_cfg: Mapping[str, Any], pretrained_weights: bool = True, window_batch: int = 32):
-        super().__init__(model_cfg, task_cfg, pretrained_weights, window_batch)
+    def __init__(
+        self,
+        model_cfg: Mapping[str, Any],
+        task_cfg: Mapping[str, Any],
+        pretrained_weights: bool = True,
+        window_batch: int = 32,
+        require_head: bool = False,
+    ):
+        super().__init__(model_cfg, task_cfg, pretrained_weights, window_batch, require_head)
         self.tokenizer = load_tokenizer(self.model_cfg)
 
     # -- training -------------------------------------------------------------------------

@@ -33,8 +33,9 @@ from robust_mrc.reports.tables import format_table
 
 
 def _training_name(ckpt: str | None, default: str) -> str:
-    """``<attack policy> s<seed>`` of the training run a checkpoint comes from (its config.yaml)."""
-    if not ckpt:
+    """``<attack policy> s<seed>`` of the training run a checkpoint comes from (its config.yaml);
+    ``default`` for a Hugging Face model (a directory or hub name)."""
+    if not ckpt or not ckpt.endswith(".ckpt"):
         return default
     cfg_path = Path(ckpt).parent.parent / "config.yaml"
     if not cfg_path.is_file():
@@ -75,7 +76,7 @@ def load_evaluation(run_dir: str | Path, ci: bool = False) -> list[tuple[str, st
 def _run_label(ckpt: str | None, default: str) -> str:
     """The training run's directory name (``runs/<name>/checkpoints/best.ckpt``): tells apart two
     runs that share a policy and a seed."""
-    return Path(ckpt).parent.parent.name if ckpt else default
+    return Path(ckpt).parent.parent.name if ckpt and ckpt.endswith(".ckpt") else default
 
 
 def merge_evaluations(loaded: list[tuple[str, str, dict, str]]) -> list[tuple[str, str, dict, str]]:

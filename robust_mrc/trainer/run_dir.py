@@ -17,6 +17,20 @@ def save_config(cfg: DictConfig, path: Path) -> Path:
     return atomic_write_text(path, OmegaConf.to_yaml(cfg, resolve=True))
 
 
+def save_command(path: Path, script: str = "train.py") -> Path | None:
+    """The command line of a run under Hydra (``python train.py <overrides>``), atomically; ``None``
+    when the run was not started from the command line (``train(cfg)`` from Python)."""
+    import shlex
+
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        overrides = list(HydraConfig.get().overrides.task)
+    except ValueError:  # not under @hydra.main
+        return None
+    return atomic_write_text(path, " ".join(["python", script, *(shlex.quote(o) for o in overrides)]) + "\n")
+
+
 RUN_DIR_ENV = "ROBUST_MRC_RUN_DIR"
 
 

@@ -71,3 +71,11 @@ def test_hydra_writes_nothing_and_a_mistake_is_one_line(tmp_path, monkeypatch, c
     err = capsys.readouterr().err.strip()
     assert err.startswith("Error: Ambiguous value") and "\n" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_documented_export_commands_compose():
+    commands = documented("robust_mrc.export")
+    assert len(commands) >= 2
+    for where, args in commands:
+        cfg = compose_config(CONF, "export", args)
+        assert cfg.ckpt and cfg.out, where

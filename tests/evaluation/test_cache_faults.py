@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 
 import numpy as np
 import pytest
@@ -13,7 +14,6 @@ import pytest
 from robust_mrc.core.errors import UserError
 from robust_mrc.data.examples import Answer, MCExample, SpanExample
 from robust_mrc.data.writers import OutputWriteError, atomic_write_bytes
-from robust_mrc.evaluation import cache as cache_module
 from robust_mrc.evaluation.cache import DiskCache
 
 EXAMPLES = [
@@ -81,7 +81,7 @@ def test_an_unwritable_cache_warns_once_and_runs_uncached(tmp_path, caplog):
 @pytest.mark.parametrize("code, words", [(errno.ENOSPC, "no space left on the disk holding"), (errno.EROFS, "is not writable")])
 def test_a_full_or_read_only_disk_under_the_cache(tmp_path, monkeypatch, caplog, code, words):
     cache, paths = filled(tmp_path)
-    real_fdopen = cache_module.os.fdopen
+    real_fdopen = os.fdopen
 
     def failing_write(fd, mode):
         f = real_fdopen(fd, mode)

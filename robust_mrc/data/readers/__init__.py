@@ -9,9 +9,12 @@ Formats (``format=``):
 * ``"race_original"`` -- the RACE release (a directory of passage files) or ``{"data": [...]}``
 * ``"dream"`` -- DREAM's ``[turns, questions, id]`` list: :mod:`.dream`
 * ``"squad"`` -- SQuAD v1.1/v2.0 JSON, plain or gzipped (DuReader_robust too): :mod:`.squad`
+* ``"hf_dataset"`` -- a ``datasets`` dataset on disk (a ``save_to_disk`` directory or a
+  ``.parquet`` file) in the RACE or SQuAD hub layout, such as an attacked set exported by
+  ``python -m robust_mrc.attacks apply format=hf``: :mod:`.hf_dataset`
 * ``"hub_race"``, ``"hub_squad"`` -- ``datasets.load_dataset`` (``ehovy/race``, ``rajpurkar/squad``)
-* ``"auto"`` -- detected from the path and the contents (local files only, plus the hub names
-  above when no such file exists).
+* ``"auto"`` -- detected from the path and the contents (local files and datasets on disk, plus
+  the hub names above when no such file exists).
 
 A format given explicitly must match the file: a file that is recognisably another format is an
 error naming both. Files are read whole, gunzipped as a stream, and refused past a cap
@@ -45,6 +48,7 @@ from robust_mrc.data.readers._common import (
 )
 from robust_mrc.data.readers._files import max_data_bytes, read_text
 from robust_mrc.data.readers.dream import iter_dream
+from robust_mrc.data.readers.hf_dataset import is_dataset_source, iter_hf_dataset
 from robust_mrc.data.readers.hub import RACE_HUB, SQUAD_HUB, SQUAD_V2_HUB, iter_hub_race, iter_hub_squad
 from robust_mrc.data.readers.race import (
     iter_race_directory,
@@ -56,6 +60,7 @@ from robust_mrc.data.readers.squad import iter_squad
 
 __all__ = [
     "FORMATS",
+    "DATASET_FORMATS",
     "FILE_FORMATS",
     "HUB_FORMATS",
     "DataFormatError",
@@ -67,8 +72,9 @@ __all__ = [
 ]
 
 FILE_FORMATS = ("race_jsonl", "race_original", "dream", "squad")
+DATASET_FORMATS = ("hf_dataset",)
 HUB_FORMATS = ("hub_race", "hub_squad")
-FORMATS = ("auto",) + FILE_FORMATS + HUB_FORMATS
+FORMATS = ("auto",) + FILE_FORMATS + DATASET_FORMATS + HUB_FORMATS
 
 _HUB_NAMES = {RACE_HUB: "hub_race", SQUAD_HUB: "hub_squad", SQUAD_V2_HUB: "hub_squad"}
 _UNKNOWN = f"unknown format: not RACE, DREAM or SQuAD; pass format= one of {', '.join(FILE_FORMATS)}"
@@ -77,6 +83,7 @@ _LAYOUTS = {
     "race_original": "RACE passages (id, article, questions, options, answers)",
     "dream": "DREAM dialogues ([turns, questions, id] lists)",
     "squad": "SQuAD articles (data[].paragraphs[].qas)",
+    "hf_dataset": "a Hugging Face datasets dataset (a save_to_disk directory or a parquet file)",
 }
 
 
@@ -148,6 +155,8 @@ def _detect(path: Path, text: str) -> tuple[str, Any]:
 def detect_format(source: str | Path) -> str:
     """The format ``load_examples(source)`` would read ``source`` as."""
     path = Path(source)
+    if is_dataset_source(path):
+        return "hf_dataset"
     if path.is_dir():
         return "race_original"
     if not path.exists() and str(source) in _HUB_NAMES:
@@ -173,7 +182,15 @@ def _check_format(path: Path, fmt: str, text: str) -> Any:
     return obj
 
 
-def _iter_file(path: Path, fmt: str, collector: Collector, max_bytes: int | None) -> tuple[str, Iterator]:
+def _iter_file(path: Path, fmt: str, collector: Collector, max_bytes: int | None, split: str | None) -> tuple[str, Iterator]:
+    if fmt == "hf_dataset" or (fmt == "auto" and is_dataset_source(path)):
+        return "hf_dataset", iter_hf_dataset(path, split, collector, max_bytes)
+    if is_dataset_source(path):
+        raise DataFormatError(
+            path,
+            None,
+            f"format mismatch: format={fmt} was asked, but it is {_LAYOUTS['hf_dataset']}; pass format=hf_dataset or format=auto",
+        )
     if path.is_dir():
         if fmt not in ("auto", "race_original"):
             raise DataFormatError(path, None, f"is a directory: format {fmt!r} reads a single file")
@@ -215,7 +232,8 @@ def load_examples(
     """Read examples from a file, a RACE directory, or a hub data set.
 
     ``source``: a path, or for ``hub_*`` formats a hub name (``ehovy/race``, ``rajpurkar/squad``,
-    ``rajpurkar/squad_v2``; empty for the default). ``split``/``subset``: for the hub only.
+    ``rajpurkar/squad_v2``; empty for the default). ``split``: the hub's split, or the split of a
+    ``datasets`` directory that holds several; ``subset``: for the hub only.
     ``limit``: keep the first ``limit`` examples (after skipping bad records; records past the
     limit are not checked). ``max_bytes``: the cap on a file's bytes after gunzip (an integer or
     "4GiB"; default :func:`max_data_bytes`). Returns an :class:`ExampleList` (a list) with
@@ -236,7 +254,7 @@ def load_examples(
     else:
         if not source_str:
             raise ValueError("load_examples: no source path given")
-        fmt, items = _iter_file(Path(source_str), format, collector, max_data_bytes(max_bytes))
+        fmt, items = _iter_file(Path(source_str), format, collector, max_data_bytes(max_bytes), split)
     if limit is not None:
         items = itertools.islice(items, limit)
     result = ExampleList(items, source=source_str, format=fmt, skipped=collector.report)

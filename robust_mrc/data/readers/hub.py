@@ -2,16 +2,18 @@
 
 Rows are converted with the same record converters as the local files, so that a hub split and
 the same split read from a file give equal examples. When the hub cannot be reached (offline,
-no network) a one-line :class:`HubUnavailableError` says so and points at the local readers.
+no network) a one-line :class:`HubUnavailableError` says so and points at the local readers. The
+row converters (:func:`race_table`, :func:`squad_table`) also read a ``datasets`` dataset on disk
+(:mod:`.hf_dataset`), with its ``edits`` column where there is one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from robust_mrc.data.errors import DataFormatError, HubUnavailableError
-from robust_mrc.data.examples import MCExample, SpanExample
+from robust_mrc.data.examples import Edit, MCExample, SpanExample
 from robust_mrc.data.readers._common import Collector, RecordError, keep, unique_ids
 from robust_mrc.data.readers.race import example_from_row
 from robust_mrc.data.readers.squad import example_from_qa
@@ -71,25 +73,56 @@ def load_hub(name: str, subset: str | None, split: str | None, local_hint: str) 
 
 def iter_hub_race(name: str, subset: str | None, split: str | None, collector: Collector) -> Iterator[MCExample]:
     ds = load_hub(name or RACE_HUB, subset or "all", split, "data=race_local data.train=<file> data.validation=<file>")
-    where = f"{name or RACE_HUB}[{split}]"
-    raw = [str(i) if isinstance(i, (str, int)) else None for i in ds["example_id"]]
-    for i, (row, ex_id, raw_id) in enumerate(zip(ds, unique_ids(raw), raw)):
+    yield from race_table(f"{name or RACE_HUB}[{split}]", ds, collector)
+
+
+def iter_hub_squad(name: str, subset: str | None, split: str | None, collector: Collector) -> Iterator[SpanExample]:
+    ds = load_hub(name or SQUAD_HUB, subset, split, "data=squad_local data.train=<file> data.validation=<file>")
+    # hub rows carry no is_impossible flag: in SQuAD v2.0 no answers means unanswerable
+    yield from squad_table(f"{name or SQUAD_HUB}[{split}]", ds, collector, unanswerable=(name or SQUAD_HUB) != SQUAD_HUB)
+
+
+def edits_of(row: Any) -> tuple[Edit, ...]:
+    """The ``edits`` column of a row (``[{attack, detail}]``, what an export writes); none when absent."""
+    raw = row.get("edits")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise RecordError(f"wrong type: 'edits' is {type(raw).__name__}, expected a list of {{attack, detail}}")
+    edits = []
+    for j, edit in enumerate(raw):
+        if not isinstance(edit, dict) or not isinstance(edit.get("attack"), str) or not isinstance(edit.get("detail") or "", str):
+            raise RecordError(f"wrong type: edits[{j}] is not an object with the strings attack and detail")
+        edits.append(Edit(edit["attack"], edit.get("detail") or ""))
+    return tuple(edits)
+
+
+def race_table(where: str, rows: Iterable[dict], collector: Collector) -> Iterator[MCExample]:
+    """Rows of the RACE hub layout (``example_id, article, question, options, answer``; ``edits``
+    where present): a passage's ``example_id`` repeated on its questions becomes ``<id>-<k>``."""
+    rows = list(rows)
+    raw = [str(r.get("example_id")) if isinstance(r.get("example_id"), (str, int)) else None for r in rows]
+    for i, (row, ex_id, raw_id) in enumerate(zip(rows, unique_ids(raw), raw)):
         record = f"row {i} (example_id {raw_id})"
         try:
             if ex_id is None:
                 raise RecordError("missing field: 'example_id'")
             example, remarks = example_from_row(ex_id, row)
+            edits = edits_of(row)
         except RecordError as e:
             collector.bad(where, record, e.reason)
             continue
+        if edits:
+            example = example.replace(edits=edits)
         if keep(collector, where, record, example, remarks):
             yield example
 
 
-def iter_hub_squad(name: str, subset: str | None, split: str | None, collector: Collector) -> Iterator[SpanExample]:
-    ds = load_hub(name or SQUAD_HUB, subset, split, "data=squad_local data.train=<file> data.validation=<file>")
-    where = f"{name or SQUAD_HUB}[{split}]"
-    for i, row in enumerate(ds):
+def squad_table(where: str, rows: Iterable[dict], collector: Collector, unanswerable: bool) -> Iterator[SpanExample]:
+    """Rows of the SQuAD hub layout (``id, title, context, question, answers{text, answer_start}``;
+    ``edits`` where present); ``unanswerable``: a row without answers is a SQuAD v2.0 unanswerable
+    question (else a bad record)."""
+    for i, row in enumerate(rows):
         record = f"row {i} (id {row.get('id')})"
         try:
             answers = row.get("answers") or {}
@@ -98,14 +131,16 @@ def iter_hub_squad(name: str, subset: str | None, split: str | None, collector: 
                 "question": row.get("question"),
                 "answers": [{"text": t, "answer_start": s} for t, s in zip(answers.get("text") or [], answers.get("answer_start") or [])],
             }
-            # hub rows carry no is_impossible flag: in SQuAD v2.0 no answers means unanswerable
-            qa["is_impossible"] = not qa["answers"] and (name or SQUAD_HUB) != SQUAD_HUB
+            qa["is_impossible"] = not qa["answers"] and unanswerable
             context = row.get("context")
             if not isinstance(context, str):
                 raise RecordError(f"wrong type: 'context' is {type(context).__name__}, expected a string")
             example = example_from_qa(qa, context, row.get("title") or "")
+            edits = edits_of(row)
         except RecordError as e:
             collector.bad(where, record, e.reason)
             continue
+        if edits:
+            example = example.replace(edits=edits)
         if keep(collector, where, record, example):
             yield example

@@ -1,0 +1,144 @@
+"""Writing a checkpoint as a Hugging Face model directory (see :mod:`robust_mrc.export`)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from robust_mrc.core.errors import UserError
+from robust_mrc.data.writers import atomic_write_json, atomic_write_text
+from robust_mrc.export.card import model_card
+from robust_mrc.models.backbone import TASK_HEADS, load_tokenizer
+from robust_mrc.models.checkpoints import TASK_KEYS, load_checkpoint
+from robust_mrc.models.pretrained import EXPORT_SETTINGS
+
+log = logging.getLogger(__name__)
+
+
+class ExportError(UserError, ValueError):
+    """An export that cannot be written as asked (an output in the way, an unreadable report)."""
+
+
+def run_dir_of(ckpt: Path) -> Path | None:
+    """The training run directory of ``RUN/checkpoints/<name>.ckpt`` (``None`` for a loose file)."""
+    return ckpt.parent.parent if ckpt.parent.name == "checkpoints" else None
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ExportError(f"{what}={path}: not readable as JSON ({type(err).__name__}: {str(err)[:200]})") from None
+
+
+def _run_files(run: Path | None) -> tuple[dict | None, dict | None, str | None]:
+    """The training run's config (``config.yaml``), metrics (``metrics.json``) and command
+    (``command.txt``), each ``None`` when absent or unreadable (the card says so)."""
+    if run is None:
+        return None, None, None
+    import yaml
+
+    config = metrics = command = None
+    try:
+        config = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        pass
+    try:
+        metrics = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        pass
+    try:
+        command = (run / "command.txt").read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
+        pass
+    return (config if isinstance(config, dict) else None), (metrics if isinstance(metrics, dict) else None), command
+
+
+def _check_reload(directory: Path, module) -> None:
+    """``AutoModelFor<task>.from_pretrained(directory)`` must give back every weight of ``module``."""
+    import transformers
+
+    head = getattr(transformers, TASK_HEADS[module.task])
+    reloaded, info = head.from_pretrained(str(directory), output_loading_info=True)
+    problems = {k: sorted(v) for k, v in info.items() if k != "error_msgs" and v}
+    if problems:
+        raise ExportError(f"the exported {directory} does not load back whole with {TASK_HEADS[module.task]}: {problems}")
+    ours, theirs = module.backbone.state_dict(), reloaded.state_dict()
+    differ = [k for k, v in ours.items() if k not in theirs or not torch.equal(v.cpu(), theirs[k].cpu())]
+    if differ:
+        raise ExportError(f"the exported {directory} loads back with other weights: {differ[:4]}")
+
+
+def _replace_directory(tmp: Path, out: Path) -> None:
+    """``tmp`` becomes ``out``; an existing ``out`` is removed only once ``tmp`` is in place."""
+    old = None
+    if out.exists():
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        out.rename(old)
+    tmp.rename(out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def export_checkpoint(
+    ckpt: str | Path,
+    out: str | Path,
+    *,
+    report: str | Path | None = None,
+    overwrite: bool = False,
+    trust_remote_code: bool = False,
+) -> dict[str, Any]:
+    """Write checkpoint ``ckpt`` as the model directory ``out`` (see :mod:`robust_mrc.export`);
+    ``report``: an evaluation's ``report.json`` whose table goes into the model card. Returns what
+    was written."""
+    ckpt, out = Path(ckpt), Path(out)
+    if out.exists() and not (out.is_dir() and not any(out.iterdir())) and not overwrite:
+        raise ExportError(f"out={out} exists and is not an empty directory: add overwrite=true to replace it")
+    evaluation = _read_json(Path(report), "report") if report else None
+    if evaluation is not None and not (isinstance(evaluation, dict) and isinstance(evaluation.get("models"), dict)):
+        raise ExportError(f"report={report}: not a robust-mrc evaluation report (no models)")
+    module = load_checkpoint(ckpt, trust_remote_code=trust_remote_code)
+    tokenizer = getattr(module, "tokenizer", None) or load_tokenizer(module.model_cfg)
+    task_settings = {k: module.task_cfg[k] for k in TASK_KEYS if k in module.task_cfg}
+    if task_settings.get("max_length"):
+        tokenizer.model_max_length = int(task_settings["max_length"])
+    run_config, run_metrics, command = _run_files(run_dir_of(ckpt))
+    settings = {
+        "task": task_settings,
+        "no_answer_threshold": getattr(module, "no_answer_threshold", None),
+        "checkpoint": str(ckpt),
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir()
+        module.backbone.save_pretrained(str(tmp))
+        tokenizer.save_pretrained(str(tmp))
+        atomic_write_json(tmp / EXPORT_SETTINGS, settings)
+        card = model_card(
+            name=out.name,
+            task=module.task,
+            model_cfg=module.model_cfg,
+            task_settings=task_settings,
+            run_config=run_config,
+            run_metrics=run_metrics,
+            command=command,
+            report=evaluation,
+            ckpt=str(ckpt),
+        )
+        atomic_write_text(tmp / "README.md", card)
+        _check_reload(tmp, module)
+        _replace_directory(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    files = sorted(p.name for p in out.iterdir())
+    log.info("exported %s to %s (%s)", ckpt, out, ", ".join(files))
+    return {"out": str(out), "task": module.task, "architecture": type(module.backbone).__name__, "files": files}
