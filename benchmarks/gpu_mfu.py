@@ -20,6 +20,11 @@ items/s the workers deliver, against the training step's consumption.
 
 On a CPU (``--smoke``) the model is 2 layers of hidden 64, to try the script.
 
+Each training row has ``cold_over_warm``: seconds per step over the first ``--warmup`` steps of the
+process against the timed ones (the cost of new kernel shapes; with ``--compile`` also compilation).
+``--compile`` compiles the backbone as ``train.py compile=true`` does; on a GPU the optimizer is
+fused AdamW (``robust_mrc/models/optim.py``).
+
 Measured (H200, docs/results.md; RACE-M: ~250 tokens a sequence): warm,
 the Lightning path 137.9 items/s = 28.5 % MFU against a plain loop's 145.5 = 29.6 %; the first loop
 of a process runs ~2.2x slower over its first ~50-70 steps (``--bare first`` shows it), so time the
@@ -95,9 +100,16 @@ def train_rate(examples, args, attack: str, peak: float | None) -> dict:
     dm, model_cfg, task_cfg = build(examples, args, attack)
     module = MultipleChoiceModule(model_cfg, task_cfg)
     params = sum(p.numel() for p in module.parameters())
+    if args.compile:
+        module.backbone.compile()
     timer = StepTimer(args.warmup)
+    started: list[float] = []
 
     class Tick(pl.Callback):
+        def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+            if not started:
+                started.append(time.perf_counter())
+
         def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
             timer.tick(batch)
 
@@ -134,7 +146,10 @@ def train_rate(examples, args, attack: str, peak: float | None) -> dict:
         "tflops_6n": round(flops / 1e12, 1),
         "tflops_6n_plus_attention": round((flops + attn) / 1e12, 1),
         "peak_mem_gib": round(torch.cuda.max_memory_allocated() / 2**30, 1) if torch.cuda.is_available() else None,
+        "compile": bool(args.compile),
     }
+    if started and timer.t0 and args.warmup > 1:  # the first steps of a process (new shapes) against the timed ones
+        row["cold_over_warm"] = round(((timer.t0 - started[0]) / args.warmup) / (s / max(1, timer.seen - args.warmup)), 2)
     if peak:
         row["mfu_6n"] = round(flops / (peak * 1e12), 3)
         row["mfu_6n_plus_attention"] = round((flops + attn) / (peak * 1e12), 3)
@@ -227,6 +242,7 @@ def main(argv=None) -> dict:
         choices=["after", "first"],
         help="also time a plain PyTorch loop on the same batches (no Lightning), after the Lightning run or first",
     )
+    p.add_argument("--compile", action="store_true", help="torch.compile the backbone (train.py compile=true)")
     p.add_argument("--lightning-profiler", default=None, help="Trainer(profiler=...): simple | advanced | pytorch")
     p.add_argument("--smoke", action="store_true", help="a 2-layer model: try the script on a CPU")
     p.add_argument("--out", default=None, help="write the results as JSON here")

@@ -31,8 +31,15 @@ log = logging.getLogger(__name__)
 
 MIN_MAX_LENGTH = 32  # below this no passage, question and option fit at all
 # Trainer arguments robust-mrc sets itself: a config value would clash with them
-RESERVED_TRAINER_KEYS = {"default_root_dir": "output_dir=", "callbacks": "the code", "logger": "logger=", "plugins": "the code"}
+RESERVED_TRAINER_KEYS = {
+    "default_root_dir": "output_dir=",
+    "callbacks": "the code",
+    "logger": "logger=",
+    "plugins": "the code",
+    "accumulate_grad_batches": "batch_size= for the examples per optimizer step and micro_batch_size= per pass",
+}
 PRECISIONS = {
+    "auto",
     "16",
     "32",
     "64",
@@ -197,7 +204,6 @@ def _check_trainer(c: _Checker) -> None:
             c.problems.append(f"trainer.{key}: not an argument of pytorch_lightning.Trainer{hint}")
     c.integer("trainer.max_epochs", -1)
     c.integer("trainer.max_steps", -1)
-    c.integer("trainer.accumulate_grad_batches", 1)
     c.integer("trainer.log_every_n_steps", 1)
     c.integer("trainer.num_nodes", 1)
     c.number("trainer.gradient_clip_val", 0.0, null=True)
@@ -217,6 +223,9 @@ def _check_trainer(c: _Checker) -> None:
 
 def _check_train(c: _Checker) -> None:
     check_settings(c, S.TrainSettings)
+    micro = c.value("micro_batch_size")
+    if micro is not None and micro != "auto" and not (isinstance(micro, int) and not isinstance(micro, bool) and micro >= 1):
+        c.bad("micro_batch_size", micro, "a whole number >= 1, auto or null")
     c.choice("logger.name", ("csv", "wandb", "none"), null=True)
     if c.value("model") is not None:
         check_settings(c, S.ModelSettings, "model.")

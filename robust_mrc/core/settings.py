@@ -56,7 +56,14 @@ class TrainSettings:
     output_dir: str | None = setting(
         None, "the run directory: Hydra's output directory under train.py; set it for train(cfg) calls", "text"
     )
-    batch_size: int = setting(8, "examples per step (per device), CPU-sized; experiments for GPUs set their own", "int", lo=1)
+    batch_size: int = setting(
+        8, "examples per optimizer step, all processes together (the papers' batch size); CPU-sized, experiments set theirs", "int", lo=1
+    )
+    micro_batch_size: Any = setting(
+        None,
+        "examples per process per forward/backward pass, accumulated up to batch_size; null = batch_size / processes; "
+        "auto = the largest that fits the GPU (probed once, cached)",
+    )
     eval_batch_size: int = setting(32, "examples per validation / test / predict batch", "int", lo=1, null=True)
     num_workers: int = setting(0, "DataLoader workers (tokenization and on-the-fly attacks run there)", "int", lo=0)
     progress_every: int = setting(
@@ -67,6 +74,7 @@ class TrainSettings:
         null=True,
     )
     group_by_length: bool = setting(True, "length-grouped training batches (dynamic padding pays off)", "bool")
+    compile: bool = setting(False, "torch.compile the backbone (module.compile(): checkpoints keep their keys)", "bool")
     ckpt_path: str | None = setting(
         None,
         'resume: a checkpoint path; "last": the run directory\'s last.ckpt (an error when none); '

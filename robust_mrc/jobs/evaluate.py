@@ -250,7 +250,7 @@ def make_predictor(cfg: DictConfig, module, path: str, cache: DiskCache, out: Pa
     def scorer(batch_size: int) -> ModelScorer:
         return ModelScorer(module, tokenizer, predictor.key, batch_size, precision=str(cfg.search_precision))
 
-    predictor = Predictor(module, path, lambda: build_trainer(cfg, out), loader_for, cache, scorer)
+    predictor = Predictor(module, path, lambda: build_trainer(cfg, out, one_device=True), loader_for, cache, scorer)
     return predictor
 
 

@@ -17,7 +17,8 @@ from robust_mrc.datamodules.span import resolve_span_task
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.trainer import wandb as tracking
-from robust_mrc.trainer.build import build_loggers, build_trainer
+from robust_mrc.trainer.batching import AUTO, BatchPlan, plan_batches, probe_micro_batch
+from robust_mrc.trainer.build import build_loggers, build_trainer, trainer_arguments, world_size
 from robust_mrc.trainer.callbacks import AttackCounts, TrainItemLog
 from robust_mrc.trainer.rng_state import RandomStateCheckpoint
 from robust_mrc.trainer.run_dir import is_global_zero, run_dir, save_command, save_config
@@ -39,6 +40,17 @@ def build_datamodule(cfg: DictConfig, tokenizer) -> QADataModule:
         attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True) if cfg.attack is not None else None,
         record_items=bool(cfg.record_train_items),
     )
+
+
+def batch_plan(cfg: DictConfig, module, task_cfg: dict) -> BatchPlan:
+    """``batch_size`` examples per optimizer step over the run's processes in micro-batches
+    (:mod:`robust_mrc.trainer.batching`); ``micro_batch_size=auto`` probes the GPU."""
+    args = trainer_arguments(cfg)
+    fits = None
+    if cfg.micro_batch_size == AUTO and args["accelerator"] in ("gpu", "cuda"):
+        per_process = int(cfg.batch_size) // world_size(args)
+        fits = probe_micro_batch(module, task_cfg, per_process, str(args.get("precision")))
+    return plan_batches(int(cfg.batch_size), cfg.micro_batch_size, world_size(args), fits)
 
 
 def resolve_resume(ckpt_path: str | None, ckpt_dir: Path, hpc_dir: Path | None = None) -> str | None:
@@ -120,6 +132,12 @@ def train(cfg: DictConfig) -> dict[str, Any]:
                 cfg.task.no_answer,
             )
 
+    plan = batch_plan(cfg, module, task_cfg)
+    datamodule.batch_size = plan.micro_batch_size  # the DataLoaders are made at fit
+    log.info("%s", plan.describe())
+    if cfg.compile:
+        module.backbone.compile()  # in place: the state dict keeps its keys
+
     monitor = cfg.monitor or module.monitor  # null: the task's metric
     checkpoint = pl.callbacks.ModelCheckpoint(
         dirpath=str(ckpt_dir),
@@ -147,7 +165,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     loggers = build_loggers(cfg, out)
     if tracking.wandb_loggers(loggers):
         callbacks.append(tracking.RobustnessTables())
-    extra = {"reload_dataloaders_every_n_epochs": 1} if datamodule.fresh_each_epoch else {}
+    extra: dict[str, Any] = {"accumulate_grad_batches": plan.accumulation}
+    if datamodule.fresh_each_epoch:
+        extra["reload_dataloaders_every_n_epochs"] = 1
     trainer = build_trainer(cfg, out, callbacks=callbacks, loggers=loggers, **extra)
     try:
         with warnings.catch_warnings():

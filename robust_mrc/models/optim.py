@@ -1,4 +1,5 @@
-"""AdamW without weight decay on biases and norm weights, linear warmup by ratio then linear decay."""
+"""AdamW without weight decay on biases and norm weights (fused into one kernel per step when the
+weights are on a GPU), linear warmup by ratio then linear decay."""
 
 from __future__ import annotations
 
@@ -31,11 +32,14 @@ def linear_warmup_decay(optimizer, warmup_steps: int, total_steps: int):
 
 def build_optimizer(model: torch.nn.Module, optim_cfg: Mapping[str, Any], total_steps: int):
     optim_cfg = S.complete(S.OptimSettings, optim_cfg)  # also built from plain dicts (tests, older checkpoints)
+    groups = param_groups(model, float(optim_cfg["weight_decay"]))
+    on_gpu = all(p.is_cuda for g in groups for p in g["params"])
     optimizer = torch.optim.AdamW(
-        param_groups(model, float(optim_cfg["weight_decay"])),
+        groups,
         lr=float(optim_cfg["lr"]),
         eps=float(optim_cfg["adam_epsilon"]),
         betas=tuple(optim_cfg["betas"]),
+        fused=True if on_gpu else None,
     )
     warmup = int(float(optim_cfg["warmup_ratio"]) * total_steps)
     scheduler = linear_warmup_decay(optimizer, warmup, total_steps)

@@ -80,10 +80,73 @@ def progress_callbacks(cfg: DictConfig, kwargs: dict, stdout=None) -> list:
     return [LogProgress(int(every))] if every else []
 
 
-def build_trainer(cfg: DictConfig, out: Path, callbacks: list | None = None, loggers: list | None = None, **extra) -> pl.Trainer:
-    """The Trainer of a training or an evaluation: ``cfg.trainer`` and ``extra`` as arguments, atomic
-    checkpoints, the SLURM plugin under SLURM, the loggers, and plain progress lines in logs."""
-    kwargs = {**OmegaConf.to_container(cfg.trainer, resolve=True), **extra}
+_SAID: set[str] = set()
+
+
+def resolve_devices(trainer_args: dict, one_device: bool = False) -> dict:
+    """``trainer=auto`` (``accelerator: auto`` / ``devices: auto`` / ``precision: auto``) made
+    concrete: every GPU PyTorch finds, in ``bf16-mixed`` where the GPU supports bfloat16, else
+    ``16-mixed``, with DDP when there are several; without a GPU the CPU, one process, ``32-true``.
+    Settings given explicitly are kept; ``one_device`` (an evaluation): ``devices: auto`` is one
+    device. Logs the choice once per process."""
+    kwargs = dict(trainer_args)
+    if "auto" not in (kwargs.get("accelerator"), kwargs.get("devices"), str(kwargs.get("precision"))):
+        return kwargs
+    import torch
+
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if kwargs.get("accelerator") in ("auto", None):
+        kwargs["accelerator"] = "gpu" if gpus else "cpu"
+    on_gpu = kwargs["accelerator"] in ("gpu", "cuda")
+    if kwargs.get("devices") in ("auto", None):
+        kwargs["devices"] = gpus if on_gpu and not one_device else 1
+    if str(kwargs.get("precision")) == "auto":
+        kwargs["precision"] = ("bf16-mixed" if torch.cuda.is_bf16_supported() else "16-mixed") if on_gpu else "32-true"
+    processes = world_size(kwargs)
+    if processes > 1 and kwargs.get("strategy") in (None, "auto"):
+        kwargs["strategy"] = "ddp"
+    if on_gpu:
+        name = torch.cuda.get_device_name(0)
+        said = f"trainer=auto: {kwargs['devices']} x {name}, {kwargs['precision']}, {processes} process(es)" + (
+            " under DDP" if processes > 1 else ""
+        )
+    else:
+        said = f"trainer=auto: no GPU found, so the CPU, {kwargs['precision']}, {processes} process(es)"
+    if said not in _SAID:
+        _SAID.add(said)
+        log.info(said)
+    return kwargs
+
+
+def world_size(trainer_args: dict) -> int:
+    """The number of training processes ``trainer_args`` (resolved: :func:`resolve_devices`) give:
+    devices per node x nodes."""
+    devices = trainer_args.get("devices", 1)
+    if isinstance(devices, (list, tuple)):
+        n = len(devices)
+    elif isinstance(devices, str):
+        n = len([d for d in devices.split(",") if d.strip()]) if "," in devices else (int(devices) if devices.lstrip("-").isdigit() else 1)
+    else:
+        n = int(devices)
+    if n == -1:
+        import torch
+
+        n = torch.cuda.device_count() if trainer_args.get("accelerator") in ("gpu", "cuda") else 1
+    return max(1, n) * max(1, int(trainer_args.get("num_nodes") or 1))
+
+
+def trainer_arguments(cfg: DictConfig, one_device: bool = False) -> dict:
+    """``cfg.trainer`` as Trainer keyword arguments, ``trainer=auto`` resolved (:func:`resolve_devices`)."""
+    return resolve_devices(OmegaConf.to_container(cfg.trainer, resolve=True), one_device)
+
+
+def build_trainer(
+    cfg: DictConfig, out: Path, callbacks: list | None = None, loggers: list | None = None, one_device: bool = False, **extra
+) -> pl.Trainer:
+    """The Trainer of a training or an evaluation: ``cfg.trainer`` (``trainer=auto`` resolved; an
+    evaluation passes ``one_device``) and ``extra`` as arguments, atomic checkpoints, the SLURM
+    plugin under SLURM, the loggers, and plain progress lines in logs."""
+    kwargs = {**trainer_arguments(cfg, one_device), **extra}
     if "strategy" in kwargs:
         kwargs["strategy"] = build_strategy(kwargs["strategy"])
     progress = progress_callbacks(cfg, kwargs)

@@ -85,8 +85,7 @@ def test_gpu_trainer_without_a_gpu(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ConfigError, match=r"trainer.accelerator=gpu but this machine has no GPU .*: use trainer=cpu"):
         check_config(make_cfg("trainer=gpu"))
-    with pytest.raises(ConfigError, match="trainer.accelerator=gpu"):
-        check_config(make_cfg("experiment=advrace_roberta"))
+    check_config(make_cfg("experiment=advrace_roberta"))  # trainer=auto: the devices there are
 
 
 @pytest.mark.parametrize("group", ["task", "model", "data", "attack", "trainer", "logger", "experiment"])

@@ -30,6 +30,7 @@ from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, Len
 from robust_mrc.jobs.train import build_datamodule, train
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import load_checkpoint
+from robust_mrc.trainer.batching import plan_batches
 from tests.helpers import make_cfg
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,6 +134,8 @@ def test_each_rank_trains_on_whole_length_grouped_batches(ddp_run):
     cfg = make_cfg(*RUN, f"output_dir={out}/plan")
     datamodule = build_datamodule(cfg, load_tokenizer(cfg.model))
     datamodule.setup("fit")
+    # batch_size is per optimizer step over both ranks: each rank ran micro-batches of batch_size / 2
+    datamodule.batch_size = plan_batches(int(cfg.batch_size), cfg.micro_batch_size, WORLD).micro_batch_size
     recorded = read_items(out)
     for epoch in (0, 1):
         for rank in range(WORLD):
