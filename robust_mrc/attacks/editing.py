@@ -3,6 +3,7 @@ sentence boundary with the answer offsets' shift, casing, content words and thei
 
 from __future__ import annotations
 
+import functools
 import re
 
 from robust_mrc.attacks.resources import ABBREVIATIONS, STOPWORDS, stem
@@ -12,34 +13,58 @@ from robust_mrc.data.text import words
 _SENT_END_RE = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)|\n\s*\n")
 
 
+_WORD_BEFORE_DOT_RE = re.compile(r"(\w+)\.$")
+_SPACES_RE = re.compile(r"\s*")  # \s: the characters str.isspace() takes
+_NOT_SPACE_RE = re.compile(r"\S")
+_SENT_END_START_RE = re.compile(r"[.!?\n]")  # the characters a sentence end (_SENT_END_RE) starts with
+
+
+def _sentence_ends(text: str):
+    """The matches of ``_SENT_END_RE.finditer(text)``, found faster: a match can start only at one
+    of ``. ! ?`` or a line break, so the full pattern is tried there alone."""
+    last = 0
+    for c in _SENT_END_START_RE.finditer(text):
+        if c.start() < last:
+            continue
+        m = _SENT_END_RE.match(text, c.start())
+        if m is not None:
+            yield m
+            last = m.end()
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of the sentences of ``text``; they cover the text except white space between."""
+    return list(_sentence_spans(text))
+
+
+@functools.lru_cache(maxsize=512)
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """:func:`sentence_spans`, once per text (the questions of a passage share it)."""
     spans, start = [], 0
-    for m in _SENT_END_RE.finditer(text):
+    for m in _sentence_ends(text):
         end = m.end()
-        before = re.search(r"(\w+)\.$", text[max(0, m.start() - 12) : m.start() + 1])
-        if m.group().startswith(".") and before and (before.group(1).lower() in ABBREVIATIONS or len(before.group(1)) == 1):
-            continue  # "Mrs. Green", "J. Smith": not a sentence end
-        if text[start:end].strip():
+        if text[m.start()] == ".":
+            before = _WORD_BEFORE_DOT_RE.search(text[max(0, m.start() - 12) : m.start() + 1])
+            if before and (before.group(1).lower() in ABBREVIATIONS or len(before.group(1)) == 1):
+                continue  # "Mrs. Green", "J. Smith": not a sentence end
+        if _NOT_SPACE_RE.search(text, start, end):  # text[start:end].strip()
             spans.append((start, end))
-        start = end
-        while start < len(text) and text[start].isspace():
-            start += 1
+        start = _SPACES_RE.match(text, end).end()
     if text[start:].strip():
         spans.append((start, len(text.rstrip())))
     # strip leading white space of each span
-    out = []
-    for s, e in spans:
-        while s < e and text[s].isspace():
-            s += 1
-        out.append((s, e))
-    return out
+    return tuple((_SPACES_RE.match(text, s, e).end(), e) for s, e in spans)
 
 
 def sentence_boundaries(text: str) -> list[int]:
     """Positions where a new sentence may be inserted: each sentence start and the end of the text."""
-    spans = sentence_spans(text)
-    return sorted({s for s, _ in spans} | {len(text.rstrip())}) if spans else [0]
+    return list(_sentence_boundaries(text))
+
+
+@functools.lru_cache(maxsize=512)
+def _sentence_boundaries(text: str) -> tuple[int, ...]:
+    spans = _sentence_spans(text)
+    return tuple(sorted({s for s, _ in spans} | {len(text.rstrip())})) if spans else (0,)
 
 
 def insert_at(text: str, pos: int, sentence: str) -> tuple[str, int, int]:

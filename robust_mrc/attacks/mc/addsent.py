@@ -24,6 +24,7 @@ returns each replacement with its step, for the fidelity statistics.
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 
@@ -53,14 +54,8 @@ def perturb_question(
 
     ``record``, when given, receives one ``(step, original, replacement)`` per change, step one of
     number / name / noun / antonym / not."""
-    toks = TOKEN_RE.findall(question)
-    # a word written in capitals for emphasis ("NOT TRUE") is tagged as the word, not as a name
-    tags = R.pos_tag([t.lower() if len(t) > 1 and t.isupper() and R.wn_pos_counts(t.lower()) else t for t in toks], tagger)
-    # a possessive is replaced without its "'s" ("Smith's" -> "Brown's")
-    suffixes = [t[-2:] if t[-2:].lower() in ("'s", "\u2019s") and len(t) > 2 else "" for t in toks]
-    cores = [t[: len(t) - len(sfx)] for t, sfx in zip(toks, suffixes)]
+    toks, tags, suffixes, cores, qwords = _analysis(question, R.resolve_tagger(tagger))
     nb.prefetch([t for t, g in zip(cores, tags) if g in _NOUNISH])
-    qwords = {t.lower() for t in cores}
     out = list(toks)
     changes: list[tuple[str, str, str]] = []
     antonym_done = False
@@ -104,6 +99,20 @@ def perturb_question(
     if record is not None:
         record.extend(changes)
     return _join(out), len(changes)
+
+
+@R.depends_on_resources
+@functools.lru_cache(maxsize=4096)
+def _analysis(question: str, tagger: str) -> tuple:
+    """The question's tokens, their tags, possessive suffixes and cores (token less suffix), and its
+    words in lower case; once per question and tagger (each inserted sentence starts from them)."""
+    toks = TOKEN_RE.findall(question)
+    # a word written in capitals for emphasis ("NOT TRUE") is tagged as the word, not as a name
+    tags = R.pos_tag([t.lower() if len(t) > 1 and t.isupper() and R.wn_pos_counts(t.lower()) else t for t in toks], tagger)
+    # a possessive is replaced without its "'s" ("Smith's" -> "Brown's")
+    suffixes = [t[-2:] if t[-2:].lower() in ("'s", "\u2019s") and len(t) > 2 else "" for t in toks]
+    cores = [t[: len(t) - len(sfx)] for t, sfx in zip(toks, suffixes)]
+    return tuple(toks), tuple(tags), tuple(suffixes), tuple(cores), frozenset(t.lower() for t in cores)
 
 
 def _negate(toks: list[str], tags: list[str]) -> tuple[list[str], int]:

@@ -42,6 +42,7 @@ correct option and from the other options.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections import Counter
@@ -106,28 +107,46 @@ def extract_spans(ex, top: int = 20) -> list[str]:
     n_answer = max(1, len(WORD_RE.findall(answer)))
     lengths = sorted({max(1, min(12, n)) for n in (n_answer - 1, n_answer, n_answer + 1)})
     cands = []
-    text = ex.passage
+    for start, chunk, ws, lows, sts in _clauses(ex.passage):
+        # hits[k]: words before k whose stem is a question stem; a window without one scores 0
+        hits = [0]
+        for st in sts:
+            hits.append(hits[-1] + (st is not None and st in q_stems))
+        if not hits[-1]:
+            continue
+        n = len(ws)
+        windows = [(0, n)] if 0 < n <= 2 * n_answer + 3 else []  # a whole clause
+        windows += [(i, i + L) for L in lengths for i in range(0, n - L + 1)]
+        for i, j in windows:
+            whole = (i, j) == (0, n)
+            if not whole and (lows[j - 1] in R.STOPWORDS or lows[i] in _EDGE_WORDS):
+                continue
+            if hits[j] == hits[i]:
+                continue
+            sst = {st for st in sts[i:j] if st is not None}
+            score = len(sst & q_stems)
+            cands.append((-score, not whole, abs(j - i - n_answer), start + ws[i][0], chunk[ws[i][0] : ws[j - 1][1]], sst))
+    cands.sort(key=lambda c: c[:4])
+    return filter_spans([(span, sst) for *_, span, sst in cands[:top]], answer)
+
+
+@functools.lru_cache(maxsize=256)
+def _clauses(text: str) -> tuple:
+    """The clauses of ``text`` (sentences cut at clause punctuation), each as ``(start, clause, words
+    (start, end, word) in the clause, the words in lower case, their stems (None for a stopword))``;
+    once per passage (its questions share it)."""
+    out = []
     for s, e in sentence_spans(text):
         sent = text[s:e]
         pos = 0
         for chunk in _CLAUSE_SPLIT.split(sent):
             cstart = sent.find(chunk, pos)
             pos = cstart + len(chunk)
-            ws = [(m.start(), m.end(), m.group()) for m in WORD_RE.finditer(chunk)]
-            windows = [(0, len(ws))] if 0 < len(ws) <= 2 * n_answer + 3 else []  # a whole clause
-            windows += [(i, i + L) for L in lengths for i in range(0, len(ws) - L + 1)]
-            for i, j in windows:
-                first, last = ws[i][2].lower(), ws[j - 1][2].lower()
-                whole = (i, j) == (0, len(ws))
-                if not whole and (last in R.STOPWORDS or first in _EDGE_WORDS):
-                    continue
-                span = chunk[ws[i][0] : ws[j - 1][1]]
-                sst = {R.stem(w.lower()) for _, _, w in ws[i:j] if w.lower() not in R.STOPWORDS}
-                score = len(sst & q_stems)
-                if score:
-                    cands.append((-score, not whole, abs(j - i - n_answer), s + cstart + ws[i][0], span, sst))
-    cands.sort(key=lambda c: c[:4])
-    return filter_spans([(span, sst) for *_, span, sst in cands[:top]], answer)
+            ws = tuple((m.start(), m.end(), m.group()) for m in WORD_RE.finditer(chunk))
+            lows = tuple(w.lower() for _, _, w in ws)
+            sts = tuple(None if w in R.STOPWORDS else R.stem(w) for w in lows)
+            out.append((s + cstart, chunk, ws, lows, sts))
+    return tuple(out)
 
 
 def filter_spans(
@@ -320,6 +339,8 @@ class DistractorExtraction(_BankAttack):
 
 
 def _pool_index(pool: OptionPool):
+    """(each entry's question stems, stem -> entries holding it, each entry's normalised option),
+    made once per pool."""
     idx = getattr(pool, "_dg_index", None)
     if idx is None:
         qstems = [frozenset(stems(e.question)) for e in pool.entries]
@@ -327,26 +348,31 @@ def _pool_index(pool: OptionPool):
         for i, st in enumerate(qstems):
             for s in sorted(st):
                 inverted.setdefault(s, []).append(i)
-        idx = (qstems, inverted)
+        idx = (qstems, inverted, [normalize(e.option) for e in pool.entries])
         pool._dg_index = idx
     return idx
 
 
 def retrieve_distractors(ex, pool: OptionPool, beam: int = 50, n: int = 3) -> list[str]:
     """Model-free DG: options of similar questions from other passages, kept diverse (Jaccard < 0.5)."""
-    qstems, inverted = _pool_index(pool)
+    qstems, inverted, norms = _pool_index(pool)
     mine = stems(ex.question)
     key = passage_key(ex.passage)
     own = {normalize(o) for o in ex.options}
-    hits = sorted({i for s in sorted(mine) for i in inverted.get(s, ())})
-    ranked = sorted(hits, key=lambda i: (-jaccard(mine, qstems[i]), i))
+    shared: dict[int, int] = {}  # entry -> how many of the question's stems its question shares
+    for s in mine:
+        for i in inverted.get(s, ()):
+            shared[i] = shared.get(i, 0) + 1
+    size = len(mine)
+    # stem Jaccard similarity |A & B| / |A | B| (data.text.jaccard), best first, ties by entry
+    ranked = sorted([(-(n / (size + len(qstems[i]) - n)), i) for i, n in shared.items()])
     beam_opts: list[str] = []
     seen = set(own)
-    for i in ranked:
+    for _, i in ranked:
         e = pool.entries[i]
         if e.passage == key or e.source_id == ex.id:
             continue
-        norm = normalize(e.option)
+        norm = norms[i]
         if not norm or norm in seen:
             continue
         seen.add(norm)

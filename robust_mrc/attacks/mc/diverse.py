@@ -12,6 +12,7 @@ whose ranked options are its "beam") and the bank built from the project's gener
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from robust_mrc.data.text import jaccard, normalize
@@ -19,9 +20,13 @@ from robust_mrc.data.text import jaccard, normalize
 MAX_SIMILARITY = 0.5
 
 
+# the candidates come from one pool (the retrieval stand-in) or a bank: the same options again and again
+_normalized = functools.lru_cache(maxsize=100_000)(normalize)
+
+
 def token_set(text: str) -> set[str]:
     """The words of ``text`` after :func:`~robust_mrc.data.text.normalize` (case and punctuation dropped)."""
-    return set(normalize(text).split())
+    return set(_normalized(text).split())
 
 
 def select_diverse(candidates: Sequence[str], n: int, *, exclude: Iterable[str] = (), max_similarity: float = MAX_SIMILARITY) -> list[str]:
@@ -39,10 +44,10 @@ def select_diverse(candidates: Sequence[str], n: int, *, exclude: Iterable[str] 
     The kept ones come in the order they were kept (the diverse ones first, then the fallback)."""
     if n <= 0:
         return []
-    seen = {normalize(x) for x in exclude}
+    seen = {_normalized(x) for x in exclude}
     pool: list[str] = []
     for cand in candidates:
-        key = normalize(cand)
+        key = _normalized(cand)
         if key and key not in seen:
             seen.add(key)
             pool.append(cand)

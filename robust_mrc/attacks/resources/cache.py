@@ -1,11 +1,12 @@
-"""Where the resources keep what they build (NLTK data directory, parsed vectors, banks), the lock
-that lets several processes build one of them at once, and their error."""
+"""Where the resources keep what they build (NLTK data directory, parsed vectors, the WordNet table,
+banks), the lock that lets several processes build one of them at once, their error, and the
+caches of attack code built on them (cleared with the resources)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from robust_mrc.core.errors import UserError
@@ -38,3 +39,13 @@ def locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+DEPENDENT_CACHES: list[Callable] = []
+
+
+def depends_on_resources(fn: Callable) -> Callable:
+    """Mark a ``functools.lru_cache`` function of attack code whose answers come from the resources
+    (WordNet, the tagger): :func:`robust_mrc.attacks.resources.clear_caches` clears it as well."""
+    DEPENDENT_CACHES.append(fn)
+    return fn

@@ -84,6 +84,11 @@ def _nickname_groups() -> dict[str, frozenset[int]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+def nickname_groups(word: str) -> frozenset[int]:
+    """The :data:`NICKNAMES` groups ``word`` is a form in (case-insensitive); empty for most words."""
+    return _nickname_groups().get(word.lower(), frozenset())
+
+
 def same_name(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` are forms of one first name ("Tom", "Thomas"), or the same word."""
     a, b = a.lower(), b.lower()

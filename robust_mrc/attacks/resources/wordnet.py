@@ -129,6 +129,33 @@ def has_wordnet() -> bool:
         return False
 
 
+# answers of morphy_forms and offensive_word kept in the cache with a word list (a vector file's
+# vocabulary: resources.vectors), for the same WordNet files, NLTK version and code: looked up first
+_KNOWN_FORMS: dict[tuple[str, str], tuple[str, ...]] = {}
+_KNOWN_OFFENSIVE: dict[str, bool] = {}
+
+
+@functools.lru_cache(maxsize=400_000)
+def morphy_forms(word: str, pos: str) -> tuple[str, ...]:
+    """NLTK's ``_morphy(word, pos)`` (the forms of ``word`` in WordNet's index for ``pos``), once per
+    word and POS: the sense counts, the synsets of a word and the replacement rules share it.
+    Callers check that WordNet is there (:func:`wordnet`) first."""
+    known = _KNOWN_FORMS.get((word, pos))
+    return known if known is not None else tuple(wordnet()._morphy(word, pos))
+
+
+def remember(forms: dict[tuple[str, str], tuple[str, ...]], offensive: dict[str, bool]) -> None:
+    """Take answers of :func:`morphy_forms` ((word, pos) -> forms) and :func:`offensive_word` (word ->
+    flag) kept from an earlier process with the same WordNet files, NLTK version and code."""
+    _KNOWN_FORMS.update(forms)
+    _KNOWN_OFFENSIVE.update(offensive)
+
+
+def forget_known() -> None:
+    _KNOWN_FORMS.clear()
+    _KNOWN_OFFENSIVE.clear()
+
+
 @functools.lru_cache(maxsize=200_000)
 def wn_pos_counts(word: str) -> tuple[tuple[str, int], ...]:
     """(pos, number of synsets) for ``word`` in WordNet, pos in n/v/a/r; empty without WordNet."""
@@ -142,7 +169,7 @@ def wn_pos_counts(word: str) -> tuple[tuple[str, int], ...]:
         if offsets is not None and hasattr(wn, "_morphy"):
             # the index alone (no synset parsing): ~50x faster than len(wn.synsets(...))
             n = 0
-            for form in wn._morphy(word, pos):
+            for form in morphy_forms(word, pos):
                 entry = offsets.get(form, {})
                 n += len(entry.get(pos, ())) + (len(entry.get("s", ())) if pos == "a" else 0)
         else:
@@ -155,19 +182,20 @@ def wn_pos_counts(word: str) -> tuple[tuple[str, int], ...]:
 @functools.lru_cache(maxsize=100_000)
 def antonyms(word: str, pos: str, first_synset_only: bool = False) -> tuple[str, ...]:
     """WordNet antonyms of ``word`` with POS ``pos`` (n/v/a/r), single words, in WordNet order."""
-    from robust_mrc.attacks.resources import wordnet_records as records
+    from robust_mrc.attacks.resources.wordnet_table import synset_rows, table
 
+    t = table()
     out: list[str] = []
-    synsets = records.synsets(word, pos)
+    rows = list(synset_rows(word, pos))
     if pos == "a":
-        synsets = synsets + [s for s in records.synsets(word, "s") if s not in synsets]
+        rows += [r for r in synset_rows(word, "s") if r not in rows]
     if first_synset_only:
-        synsets = synsets[:1]
-    for syn in synsets:
-        for lemma in syn.lemmas:
+        rows = rows[:1]
+    for row in rows:
+        for lemma in t.lemmas[row]:
             if lemma.lower() != word.lower():
                 continue
-            for name in records.lemma_related(syn, lemma, "!"):
+            for name in t.antonyms(row, lemma):
                 if "_" not in name and "-" not in name and name not in out:
                     out.append(name)
     return tuple(out)
@@ -176,9 +204,12 @@ def antonyms(word: str, pos: str, first_synset_only: bool = False) -> tuple[str,
 @functools.lru_cache(maxsize=200_000)
 def offensive_word(word: str) -> bool:
     """True when a sense of ``word`` in WordNet is a slur or an obscenity (False without WordNet)."""
-    from robust_mrc.attacks.resources import wordnet_records as records
+    from robust_mrc.attacks.resources.wordnet_table import synset_rows, table
 
+    known = _KNOWN_OFFENSIVE.get(word)
+    if known is not None:
+        return known
     try:
-        return any(records.offensive(syn) for syn in records.synsets(word))
+        return any(map(table().offensive, synset_rows(word)))
     except ResourceMissing:
         return False

@@ -99,10 +99,14 @@ def related(syn: Synset, symbol: str, first: int | None = None) -> list[Synset]:
     """The synsets ``syn`` points to with ``symbol`` ("@" hypernyms, "~" hyponyms, ";u" usage
     domains), sorted by :func:`synset_name` (WordNet gives them no order); only the ``first`` ones
     are parsed (a name needs only the line's first lemma)."""
+    return [synset(pos, offset) for pos, offset in related_keys(syn, symbol)[:first]]
+
+
+def related_keys(syn: Synset, symbol: str) -> list[tuple[str, int]]:
+    """The ``(pos, offset)`` of the synsets :func:`related` returns, in its order, none parsed."""
     for name, targets in syn.pointers:
         if name == symbol:
-            ranked = sorted(dict.fromkeys(targets), key=lambda t: _name(t[0], t[1], _first_lemma(*t)))
-            return [synset(pos, offset) for pos, offset in ranked[:first]]
+            return sorted(dict.fromkeys(targets), key=lambda t: _name(t[0], t[1], _first_lemma(*t)))
     return []
 
 
