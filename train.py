@@ -4,10 +4,12 @@ A mistake in the command line, the config or the data prints one line, ``Error: 
 exits with status 1; ``HYDRA_FULL_ERROR=1 python train.py ...`` shows the whole traceback.
 """
 
+import sys
+
 import hydra
 from omegaconf import DictConfig
 
-from robust_mrc.config.cli import register_resolvers, run_command
+from robust_mrc.config.cli import refuse_hydra_settings_in_sweep, register_resolvers, run_command
 
 register_resolvers()
 
@@ -23,4 +25,5 @@ def main(cfg: DictConfig) -> float | None:
 
 
 if __name__ == "__main__":
+    run_command(refuse_hydra_settings_in_sweep, sys.argv[1:])  # before Hydra reads them
     main()

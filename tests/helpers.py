@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
@@ -15,3 +16,15 @@ def make_cfg(*overrides: str, config_name: str = "config"):
     register_resolvers()  # ${pid:} and the settings' definitions (robust_mrc/core/settings.py)
     with initialize_config_dir(config_dir=CONF, version_base="1.3"):
         return compose(config_name=config_name, overrides=list(overrides))
+
+
+_LOGGING_ERROR = re.compile(r"--- Logging error ---\n.*?\nArguments: [^\n]*\n?", re.S)
+
+
+def printed_error(err: str) -> str:
+    """The one line a command printed on stderr, which must be ``Error: ...`` (what ``run_command``
+    writes) and nothing else: the logging module's complaints about a handler an earlier test left on
+    a stream it closed (Lightning's, set up at import) are not the command's and are left out."""
+    ours = _LOGGING_ERROR.sub("", err).strip()
+    assert ours.startswith("Error: ") and "\n" not in ours, err
+    return ours

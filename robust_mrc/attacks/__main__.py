@@ -49,6 +49,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -192,8 +193,49 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int,
     return list(zip(result.examples, changed)), info, journal
 
 
-def _whole(cfg: dict, key: str) -> int | None:
-    return int(cfg[key]) if cfg[key] not in (None, "", "null") else None
+_TASKS = ("mc", "span")
+
+
+def _whole(cfg: dict, key: str, lo: int = 0, null: bool = False) -> int | None:
+    """``cfg[key]``, a whole number ``>= lo`` (the mapping form may spell it as text: ``"3"``), or
+    None for null where ``null`` allows it; else a one-line error naming the key."""
+    value = cfg[key]
+    if null and value in (None, "", "null"):
+        return None
+    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < lo:
+        raise SystemExit(f"{key}={value!r}: expected a whole number >= {lo}" + (" or null (all)" if null else ""))
+    return value
+
+
+def _flag(cfg: dict, key: str) -> bool:
+    """``cfg[key]`` as true or false (the mapping form may spell it as text); else a one-line error."""
+    value = cfg[key]
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise SystemExit(f"{key}={value!r}: expected true or false")
+
+
+def _task_of(cfg: dict, examples) -> str:
+    """The task of ``examples``; ``task=`` must be it when given."""
+    found = "mc" if isinstance(examples[0], MCExample) else "span"
+    if cfg["task"] not in (None, found):
+        raise SystemExit(
+            f"task={cfg['task']}: data={cfg['data']} holds {found} examples ({type(examples[0]).__name__}s); "
+            f"give task={found} or leave task= out"
+        )
+    return found
+
+
+def _check_outputs(paths: list) -> None:
+    """Every file the command will write, writable (a probe file in its directory), before any work."""
+    from robust_mrc.data.writers import check_writable
+
+    for path in paths:
+        check_writable(Path(str(path)))
 
 
 def _load_and_build(cfg: dict, params: dict):
@@ -204,16 +246,15 @@ def _load_and_build(cfg: dict, params: dict):
     them, never the same passage; a bank attack trains on them and makes its bank for the input)."""
     from robust_mrc.data.readers import load_examples
 
-    try:
-        seed, epoch = int(cfg["seed"]), int(cfg["epoch"])
-        limit, pool_limit = _whole(cfg, "limit"), _whole(cfg, "pool_limit")
-    except ValueError as exc:
-        raise SystemExit(f"seed, epoch, limit and pool_limit are whole numbers: {exc}") from None
-    strict = str(cfg["strict"]).lower() != "false"
+    seed, epoch = _whole(cfg, "seed"), _whole(cfg, "epoch")
+    limit, pool_limit = _whole(cfg, "limit", null=True), _whole(cfg, "pool_limit", null=True)
+    strict = _flag(cfg, "strict")
+    if cfg["task"] not in (None, *_TASKS):
+        raise SystemExit(f"task={cfg['task']!r}: expected one of {', '.join(_TASKS)} or null (the data's)")
     examples = load_examples(cfg["data"], limit=limit, strict=strict)
     if not len(examples):
         raise SystemExit(f"{cfg['data']}: no examples")
-    task = cfg["task"] or ("mc" if isinstance(examples[0], MCExample) else "span")
+    task = _task_of(cfg, examples)
     pool = list(examples)
     if cfg["pool_data"]:
         pool = list(load_examples(cfg["pool_data"], limit=pool_limit, strict=strict))
@@ -232,9 +273,8 @@ def apply(cfg) -> dict:
     """``apply``: the attacked copy of ``data=`` in ``out=`` and its statistics (returned, and
     written to ``stats=`` or ``<out>.stats.json``). ``cfg``: ``conf/attacks.yaml`` composed, or a
     mapping as the command line spells it (:func:`_arguments`)."""
-    from robust_mrc.data.hf_export import export_problem
     from robust_mrc.data.sources import SPLITS
-    from robust_mrc.data.writers import WRITE_FORMATS, atomic_write_text, output_path_problem, write_examples
+    from robust_mrc.data.writers import WRITE_FORMATS, atomic_write_text, write_examples
 
     cfg, params = _arguments(cfg)
     for key in ("attack", "data", "out"):
@@ -244,16 +284,15 @@ def apply(cfg) -> dict:
         raise SystemExit(f"format={cfg['format']}: expected one of {', '.join((*WRITE_FORMATS, HF))} (null: the input's)")
     if cfg["split"] not in SPLITS:
         raise SystemExit(f"split={cfg['split']}: expected one of {', '.join(SPLITS)} (format=hf: the dataset's split)")
-    inputs = [cfg["data"], cfg["pool_data"], params.get("pool"), params.get("bank")]
-    hf_input = cfg["format"] is None and detect_hf(cfg["data"])
-    problem = export_problem(cfg["out"], inputs) if cfg["format"] == HF or hf_input else output_path_problem(cfg["out"], inputs)
-    if problem:
-        raise SystemExit(problem)
     if str(cfg["precision"]) not in SEARCH_PRECISIONS:
         raise SystemExit(f"precision={cfg['precision']}: expected one of {', '.join(SEARCH_PRECISIONS)} (the search's forward passes)")
+    keep_failed = _flag(cfg, "keep_failed")
+    if cfg["ckpt"]:
+        cfg["batch_size"] = _whole(cfg, "batch_size", lo=1)
+    _check_apply_outputs(cfg, [cfg["data"], cfg["pool_data"], params.get("pool"), params.get("bank")])
     examples, task, attack, (seed, epoch, limit), pool = _load_and_build(cfg, params)
+    fmt = _output_format(cfg, examples, task)
     t0 = time.perf_counter()
-    keep_failed = str(cfg["keep_failed"]).lower() != "false"
     search = journal = None
     if cfg["ckpt"]:  # the model-in-the-loop search against this checkpoint
         results, search, journal = _search(attack, list(examples), cfg, task, seed, epoch, limit, params)
@@ -268,7 +307,8 @@ def apply(cfg) -> dict:
         originals.append(ex)
         attacked.append(new)
     seconds = time.perf_counter() - t0
-    fmt = cfg["format"] or {"hub_race": "race_jsonl", "hub_squad": "squad", "hf_dataset": HF}.get(examples.format, examples.format)
+    if not attacked:
+        raise SystemExit(f"the attack changed none of the {len(examples)} examples and keep_failed=false leaves them out: nothing to write")
     out = Path(cfg["out"])
     stats = attack_stats(originals, attacked, failed, seconds)
     if search is not None:
@@ -295,9 +335,41 @@ def apply(cfg) -> dict:
     if journal is not None:
         journal.finish()
     if fmt != HF or cfg["stats"]:  # format=hf: stats.json is in the dataset's directory
-        stats_path = Path(cfg["stats"] or str(out) + ".stats.json")
-        atomic_write_text(stats_path, json.dumps(stats, indent=2) + "\n")
+        atomic_write_text(_stats_path(cfg), json.dumps(stats, indent=2) + "\n")
     return stats
+
+
+def _stats_path(cfg: dict) -> Path:
+    """Where ``apply`` writes its statistics: ``stats=``, else ``<out>.stats.json``."""
+    return Path(str(cfg["stats"] or str(cfg["out"]) + ".stats.json"))
+
+
+def _check_apply_outputs(cfg: dict, inputs: list) -> None:
+    """``apply``'s outputs before any work: ``out=`` (a file, or with ``format=hf`` a new or
+    exported dataset directory) and the statistics file, neither an input nor the other, both writable."""
+    from robust_mrc.data.hf_export import export_problem
+    from robust_mrc.data.writers import output_path_problem
+
+    hf = cfg["format"] == HF or (cfg["format"] is None and detect_hf(cfg["data"]))
+    if problem := export_problem(cfg["out"], inputs) if hf else output_path_problem(cfg["out"], inputs):
+        raise SystemExit(problem)
+    stats_file = _stats_path(cfg)
+    if stats_file.expanduser().resolve() == Path(str(cfg["out"])).expanduser().resolve():
+        raise SystemExit(f"stats={cfg['stats']} is the attacked file out={cfg['out']}: give another file name")
+    if cfg["stats"] and (problem := output_path_problem(stats_file, inputs)):
+        raise SystemExit(problem.replace("out=", "stats=", 1))
+    _check_outputs([cfg["out"], stats_file])
+
+
+def _output_format(cfg: dict, examples, task: str) -> str:
+    """The format ``apply`` writes: ``format=``, else the input's; one that holds ``task``'s examples."""
+    from robust_mrc.data.writers import WRITE_FORMATS
+
+    fmt = cfg["format"] or {"hub_race": "race_jsonl", "hub_squad": "squad", "hf_dataset": HF}.get(examples.format, examples.format)
+    fits = {"mc": [f for f in WRITE_FORMATS if f != "squad"], "span": ["squad"]}[task] + [HF]
+    if fmt not in fits:
+        raise SystemExit(f"format={fmt} cannot hold {task} examples (data={cfg['data']}): give format= one of {', '.join(fits)}")
+    return fmt
 
 
 def detect_hf(data) -> bool:
@@ -423,6 +495,8 @@ def stats(cfg) -> dict:
             raise SystemExit(f"stats needs {key}=...  (e.g. attack=addsent data=race.jsonl limit=150)")
     if cfg["out"] and (problem := output_path_problem(cfg["out"], [cfg["data"]])):
         raise SystemExit(problem)
+    if cfg["out"]:
+        _check_outputs([cfg["out"]])
     examples, _task, attack, (seed, epoch, limit), _pool = _load_and_build(cfg, params)
     result = {"data": str(cfg["data"]), "limit": limit, "seed": seed, **fidelity_stats(attack, list(examples), seed, epoch)}
     if cfg["out"]:

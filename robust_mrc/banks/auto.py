@@ -27,6 +27,7 @@ trained here (the DG bank command trains one).
 A build holds a file lock (``*.lock`` beside it): processes that need the same bank at once (DDP
 ranks, parallel jobs) build it once, the others wait and then read it. The reading pass journals
 what it read (``<bank>.partial.jsonl``): a build interrupted there goes on where it stopped.
+A cached bank, or an extractor's record, that cannot be read is made again, with a warning.
 """
 
 from __future__ import annotations
@@ -112,17 +113,34 @@ def _read(path: Path) -> CachedBank:
     return CachedBank(load_bank(str(path)), path, False, stats)
 
 
+def _read_cached(path: Path, label: str, warn: bool = True) -> CachedBank | None:
+    """The cached bank ``path``, or None when it is not there or cannot be read (a damaged file,
+    with a warning when ``warn``: it is made again)."""
+    from robust_mrc.attacks.pools import BankFileError
+
+    if not path.is_file():
+        return None
+    try:
+        return _read(path)
+    except (BankFileError, ValueError) as err:
+        if warn:
+            log.warning("%s: the cached bank %s cannot be read (%s): it is made again", label, path, err)
+        return None
+
+
 def _read_or_build(out: Path, lock: Path, build: Callable[[], None], kind: str, label: str) -> CachedBank:
     """The bank ``out``: read from the cache, else ``build()`` under the lock ``lock`` (a process that
-    waited on the lock finds it built and reads it) and read."""
-    if not out.is_file():
+    waited on the lock finds it built and reads it) and read. A cached bank that cannot be read is
+    built again."""
+    cached = _read_cached(out, label)
+    if cached is None:
         with locked(lock):
-            if not out.is_file():  # else another process built it while this one waited
+            cached = _read_cached(out, label, warn=False)  # else another process built it while this one waited
+            if cached is None:
                 build()
                 cached = _read(out)
                 cached.built = True
                 return cached
-    cached = _read(out)
     log.info("%s: %s bank from the cache %s (%d questions)", label, kind, out, len(cached.bank))
     return cached
 
@@ -164,7 +182,7 @@ def _build_de(train: list, targets: list, settings: DESettings, extractor_dir: P
 
     extractor_dir.mkdir(parents=True, exist_ok=True)
     record = extractor_dir / "extractor.json"
-    ckpt = json.loads(record.read_text()).get("ckpt") if record.is_file() else None
+    ckpt = _recorded_ckpt(record)
     if ckpt and not Path(ckpt).is_file():
         ckpt = None
     if ckpt is None:
@@ -214,6 +232,17 @@ def _build_de(train: list, targets: list, settings: DESettings, extractor_dir: P
         len(targets),
         out,
     )
+
+
+def _recorded_ckpt(record: Path) -> str | None:
+    """The extractor checkpoint a finished training recorded in ``record``; None when there is no
+    record or it cannot be read (the extractor is trained again)."""
+    try:
+        ckpt = json.loads(record.read_text(encoding="utf-8")).get("ckpt") if record.is_file() else None
+    except (ValueError, AttributeError):
+        log.warning("the extractor record %s cannot be read: the span extractor is trained again", record)
+        return None
+    return str(ckpt) if ckpt else None
 
 
 def _child_env() -> dict[str, str]:

@@ -34,7 +34,8 @@ and their defaults; ``--help``, ``--cfg job``). ``data=`` and ``data.*`` (``data
 configure the multiple-choice data; the command line's other overrides configure the extractor's
 training (:func:`training_overrides`). ``work_dir`` defaults to ``out`` without its suffix plus
 ``.work``; ``splits=train,test`` is read as ``splits=[train,test]``. A mistake prints one line
-``Error: ...``.
+``Error: ...``; the files it writes (``out``, ``stats``, ``work_dir`` when it trains) are checked
+before any work: neither an input nor a directory, and writable.
 
 Steps 1-3 are :func:`build_de_bank` (training examples, target examples, :class:`DESettings`):
 the command and ``distractor_extraction bank=auto`` (:mod:`robust_mrc.banks.auto`, which caches
@@ -195,14 +196,18 @@ def _examples(splits: dict[str, list], names: list[str]) -> list[MCExample]:
     return out
 
 
-def _check_out(out: str, stats: Path, inputs: list) -> None:
-    from robust_mrc.data.writers import output_path_problem
+def _check_out(out: str, stats: Path, inputs: list, work_dir: Path | None) -> None:
+    """The files the command writes (``out``, ``stats``, and the extractor's ``work_dir`` when it
+    trains one), checked before any work: not an input, not a directory, writable."""
+    from robust_mrc.data.writers import check_writable, output_path_problem
 
     if Path(out).expanduser().resolve() == stats.expanduser().resolve():
         raise BankError(f"stats={stats} is the bank file out={out}: give another file name")
     for path in (out, stats):
         if problem := output_path_problem(path, inputs):
             raise BankError(problem)
+    for path in (out, stats, *([work_dir / "span_data" / "train.json"] if work_dir is not None else [])):
+        check_writable(path)
 
 
 def _top(value) -> int:
@@ -333,7 +338,8 @@ def run(cfg: DictConfig, overrides: Sequence[str] = ()) -> dict:
     ckpt = str(cfg.ckpt) if cfg.ckpt else None
     if ckpt and not Path(ckpt).is_file():
         raise BankError(f"ckpt={ckpt}: no such checkpoint file (a span checkpoint, e.g. WORK_DIR/train/checkpoints/best.ckpt)")
-    _check_out(str(cfg.out), stats_path, [cfg.data.get(split) for split in ("train", "validation", "test")])
+    inputs = [cfg.data.get(split) for split in ("train", "validation", "test")]
+    _check_out(str(cfg.out), stats_path, inputs, None if ckpt else work_dir)
     span_training_config(training)  # a mistake in it shows before any work
     if cfg.data.get("task") not in (None, "mc"):
         raise BankError(

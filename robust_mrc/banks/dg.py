@@ -15,7 +15,7 @@ A Distractor Generation bank made by the project's own generator (the DG of Si e
    number of wrong options;
 4. the bank (JSONL, ``{"id": ..., "distractors": [...]}``: what
    :func:`robust_mrc.attacks.pools.load_bank` reads) and its statistics (``<out>.stats.json``),
-   both written atomically.
+   both written atomically; both checked writable before the generator is trained or loaded.
 
 Each batch of finished questions is appended to ``<out>.partial.jsonl``
 (:mod:`robust_mrc.core.journal`): the same command run again after a crash or preemption goes on
@@ -45,7 +45,7 @@ from robust_mrc.core.journal import Journal, file_identity
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.sources import SPLITS
 from robust_mrc.data.text import WORD_RE, normalize
-from robust_mrc.data.writers import atomic_write_text, output_path_problem
+from robust_mrc.data.writers import OutputWriteError, atomic_write_text, check_writable, output_path_problem
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +171,8 @@ def _check(cfg: DictConfig) -> None:
         problem = output_path_problem(cfg.out, [str(p) for p in inputs if p])
         if problem:
             problems.append(problem)
+        else:
+            problems += _unwritable([cfg.out, _stats_path(cfg)])
     for key, low in (("beams", 1), ("gen_batch_size", 1)):
         if not isinstance(cfg[key], int) or cfg[key] < low:
             problems.append(f"{key}={cfg[key]!r}: expected an integer >= {low}")
@@ -194,6 +196,26 @@ def _check(cfg: DictConfig) -> None:
         problems.append(str(err).removeprefix("bad config: "))
     if problems:
         raise ConfigError("bad config: " + "; ".join(problems))
+
+
+def _stats_path(cfg: DictConfig) -> Path:
+    """Where the bank's statistics go: ``stats=``, else ``<out>.stats.json``."""
+    out = Path(str(cfg.out))
+    return Path(str(cfg.stats)) if cfg.stats else out.with_name(out.name + ".stats.json")
+
+
+def _unwritable(paths: Sequence) -> list[str]:
+    """Why ``paths`` could not be written (:func:`check_writable`), once per directory."""
+    problems, seen = [], set()
+    for path in map(Path, paths):
+        if path.parent in seen:
+            continue
+        seen.add(path.parent)
+        try:
+            check_writable(path)
+        except OutputWriteError as err:
+            problems.append(str(err))
+    return problems
 
 
 def bank_questions(cfg: DictConfig) -> list[MCExample]:
@@ -313,7 +335,7 @@ def build_bank(cfg: DictConfig) -> dict:
             for ex, r in list(zip(examples, records))[:5]
         ],
     }
-    stats_path = Path(str(cfg.stats)) if cfg.stats else out.with_name(out.name + ".stats.json")
+    stats_path = _stats_path(cfg)
     atomic_write_text(stats_path, json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
     log.info("bank %s: %d questions; %s", out, len(records), format_stats(stats))
     if warning := collapse_warning(stats):

@@ -20,10 +20,11 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from robust_mrc.config.schema import check_settings
 from robust_mrc.core import settings as S
+from robust_mrc.core.checking import Checker as _Checker
+from robust_mrc.core.checking import check_model_sizes, check_settings, check_task
 from robust_mrc.core.errors import ConfigError
 from robust_mrc.data.sources import SPLITS
 
@@ -55,65 +56,6 @@ PRECISIONS = {
 }
 
 
-class _Checker:
-    def __init__(self, cfg: DictConfig):
-        self.cfg = cfg
-        self.problems: list[str] = []
-
-    def value(self, key: str) -> Any:
-        return OmegaConf.select(self.cfg, key, default=None, throw_on_missing=False)
-
-    def has(self, key: str) -> bool:
-        parent, _, leaf = key.rpartition(".")
-        node = self.cfg if not parent else OmegaConf.select(self.cfg, parent, default=None)
-        return isinstance(node, (DictConfig, Mapping)) and leaf in node
-
-    def bad(self, key: str, value: Any, expected: str) -> None:
-        self.problems.append(f"{key}={value!r}: expected {expected}")
-
-    def integer(self, key: str, lo: int | None = None, hi: int | None = None, null: bool = False) -> int | None:
-        v = self.value(key)
-        if v is None and (null or not self.has(key)):
-            return None
-        rng = (f" >= {lo}" if hi is None else f" in [{lo}, {hi}]") if lo is not None else ""
-        if not isinstance(v, int) or isinstance(v, bool) or (lo is not None and v < lo) or (hi is not None and v > hi):
-            self.bad(key, v, f"an integer{rng}" + (" or null" if null else ""))
-            return None
-        return v
-
-    def number(
-        self, key: str, lo: float, hi: float | None = None, *, hi_open: bool = False, lo_open: bool = False, null: bool = False
-    ) -> float | None:
-        v = self.value(key)
-        if v is None and (null or not self.has(key)):
-            return None
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool)
-        ok = ok and (v > lo if lo_open else v >= lo) and (hi is None or (v < hi if hi_open else v <= hi))
-        if not ok:
-            left, right = ("(" if lo_open else "["), (")" if hi_open else "]")
-            rng = f"in {left}{lo}, {hi}{right}" if hi is not None else f"{'>' if lo_open else '>='} {lo}"
-            self.bad(key, v, f"a number {rng}" + (" or null" if null else ""))
-            return None
-        return float(v)
-
-    def boolean(self, key: str) -> None:
-        v = self.value(key)
-        if self.has(key) and not isinstance(v, bool):
-            self.bad(key, v, "true or false")
-
-    def choice(self, key: str, choices, null: bool = False, as_text: bool = False) -> None:
-        """``as_text``: the value is compared as a string (YAML reads ``32`` as a number)."""
-        v = self.value(key)
-        if (v is None and (null or not self.has(key))) or (str(v) if as_text else v) in choices:
-            return
-        self.bad(key, v, "one of " + ", ".join(map(str, choices)) + (" or null" if null else ""))
-
-    def text(self, key: str) -> None:
-        v = self.value(key)
-        if v is not None and not isinstance(v, str):
-            self.bad(key, v, "a string or null")
-
-
 def _check_task(c: _Checker, kind: str) -> None:
     if c.value("task.name") == "dg" and kind != "train":
         c.problems.append(
@@ -125,26 +67,9 @@ def _check_task(c: _Checker, kind: str) -> None:
     if name not in S.TASKS:
         c.choice("task.name", tuple(S.TASKS))
         return
-    check_settings(c, S.TASKS[name], "task.")
-    max_length, multiple = _int(c, "task.max_length"), _int(c, "task.pad_to_multiple_of")
-    if max_length is not None and multiple and max_length % multiple:
-        c.problems.append(
-            f"task.pad_to_multiple_of={multiple} must divide task.max_length={max_length}: a batch "
-            f"padded up to the next multiple would be longer than max_length (and than the model's positions)"
-        )
-    if name == "mc":
-        return
+    check_task(c, name)
     if name == "dg":
         _check_generation(c)
-        return
-    stride = _int(c, "task.doc_stride")
-    no_answer = c.value("task.no_answer")
-    if c.has("task.no_answer") and no_answer != "auto" and not isinstance(no_answer, bool):
-        c.bad("task.no_answer", no_answer, "auto, true or false")
-    if max_length is not None and stride is not None and stride >= max_length:
-        c.problems.append(
-            f"task.doc_stride={stride} must be smaller than task.max_length={max_length} (the overlap of two windows; 128 for 384 is usual)"
-        )
 
 
 def _check_generation(c: _Checker) -> None:
@@ -229,18 +154,13 @@ def _check_train(c: _Checker) -> None:
     c.choice("logger.name", ("csv", "wandb", "none"), null=True)
     if c.value("model") is not None:
         check_settings(c, S.ModelSettings, "model.")
+        check_model_sizes(c)
     if c.value("attack") is not None:
         check_settings(c, S.AttackSettings, "attack.")
 
 
 def _check_eval(c: _Checker) -> None:
     check_settings(c, S.EvalSettings)
-
-
-def _int(c: _Checker, key: str) -> int | None:
-    """A setting already checked as an integer, or None when it is not one."""
-    value = c.value(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def check_config(cfg: DictConfig, kind: str = "train") -> None:

@@ -25,27 +25,14 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from robust_mrc.core.errors import ConfigError, UserError
-
-
-def is_user_error(error: BaseException) -> bool:
-    """Whether ``error`` is a user's mistake whose message says what to do (not a bug)."""
-    return isinstance(error, UserError)
-
-
-def full_error_wanted() -> bool:
-    return os.environ.get("HYDRA_FULL_ERROR") == "1"
+from robust_mrc.core.errors import ConfigError, run_with_one_line_errors
 
 
 def run_command(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)``; a user error becomes ``Error: <message>`` on stderr and exit status 1."""
-    try:
-        return fn(*args, **kwargs)
-    except Exception as error:  # noqa: BLE001 - classified here, re-raised unless a user error
-        if not is_user_error(error) or full_error_wanted():
-            raise
-        print(f"Error: {error}", file=sys.stderr, flush=True)
-        raise SystemExit(1) from None
+    """``fn(*args, **kwargs)``; a user error becomes ``Error: <message>`` on stderr and exit status 1
+    (:func:`robust_mrc.core.errors.run_with_one_line_errors`, which the argparse tools below this
+    room call with their ``--debug``); ``HYDRA_FULL_ERROR=1``: raised with its traceback."""
+    return run_with_one_line_errors(fn, *args, **kwargs)
 
 
 def register_resolvers() -> None:
@@ -149,3 +136,30 @@ def hydra_command(task: Callable[[DictConfig], Any], config_dir: str | Path, con
         # called in-process (tests, notebooks): leave no Hydra state behind for a later train(cfg)
         HydraConfig.instance().cfg = None
         GlobalHydra.instance().clear()
+
+
+#: what a W&B sweep agent sets in the environment of each run it starts (wandb/wandb_agent.py)
+SWEEP_VARIABLES = ("WANDB_SWEEP_ID", "WANDB_SWEEP_PARAM_PATH")
+
+
+def refuse_hydra_settings_in_sweep(argv: Sequence[str]) -> None:
+    """Under a W&B sweep agent (:data:`SWEEP_VARIABLES`), a :class:`ConfigError` for any argument
+    that sets Hydra itself (:func:`sets_hydra`): a sweep's parameters become command-line arguments,
+    and ``hydra.callbacks`` (or a config from another ``--config-dir``) runs any Python callable
+    before the job starts. Called by ``train.py`` and ``evaluate.py`` before Hydra reads ``argv``."""
+    variable = next((v for v in SWEEP_VARIABLES if os.environ.get(v)), None)
+    refused = [a for a in argv if sets_hydra(a)]
+    if variable and refused:
+        raise ConfigError(
+            f"{' '.join(refused)}: a W&B sweep run ({variable} is set) takes no Hydra settings (hydra.*, --config-dir and "
+            "Hydra's other flags) from its command line: a sweep's parameters become arguments, and hydra.callbacks runs "
+            "any Python callable; put Hydra settings in a config under conf/ (see the Security notes of docs/bad-inputs.md)"
+        )
+
+
+def sets_hydra(argument: str) -> bool:
+    """Whether a command-line argument sets Hydra itself: an override of its config (``hydra.run.dir=...``,
+    ``+hydra.callbacks...``, ``hydra/launcher=...``) or one of its flags (``--config-dir``, ``-cn``, ...)."""
+    text = argument.strip()
+    key = text.split("=", 1)[0].lstrip("~+")
+    return text.startswith("-") or key == "hydra" or key.startswith(("hydra.", "hydra/"))

@@ -170,6 +170,8 @@ class EvalSettings:
 # ---------------------------------------------------------------------------------------------
 
 TASK_NAMES = ("mc", "span", "dg")
+# the longest token sequence a setting may ask for (128k; far beyond any reader's positions)
+MAX_LENGTH = 1 << 17
 _PAD_DOC = (
     "GPU: e.g. 64, batch widths rounded up (fewer distinct shapes to tune kernels for; extra padding costs on a CPU); "
     "keep max_length a multiple of it"
@@ -185,7 +187,11 @@ class MCTaskSettings:
         "full", "full | options_only (PQ-remove) | question_options | passage_options", "choice", choices="robust_mrc.datamodules.mc:INPUTS"
     )
     max_length: int = setting(
-        512, "tokens per (passage, question + option) row; the passage is cut, never the question or option", "int", lo=32
+        512,
+        "tokens per (passage, question + option) row; the passage is cut, never the question or option",
+        "int",
+        lo=32,
+        hi=MAX_LENGTH,
     )
     pad_to_multiple_of: int | None = setting(None, _PAD_DOC, "int", lo=1, null=True)
 
@@ -195,7 +201,7 @@ class SpanTaskSettings:
     """``task=span``: extractive QA (SQuAD, DuReader)."""
 
     name: str = setting("span", "the task", "choice", choices=TASK_NAMES)
-    max_length: int = setting(384, "tokens per window (question + context)", "int", lo=32)
+    max_length: int = setting(384, "tokens per window (question + context)", "int", lo=32, hi=MAX_LENGTH)
     doc_stride: int = setting(128, "overlap of two windows of a long context, in tokens", "int", lo=1)
     n_best: int = setting(20, "start and end candidates per window when decoding", "int", lo=1)
     max_answer_length: int = setting(30, "longest answer decoded, in tokens", "int", lo=1)
@@ -219,9 +225,13 @@ class DGTaskSettings:
     """``task=dg``: distractor generation (Si et al. 2021, section 3.2): passage + question + answer -> a wrong option."""
 
     name: str = setting("dg", "the task", "choice", choices=TASK_NAMES)
-    max_length: int = setting(512, "source tokens: question [SEP] answer [SEP] passage; only the passage is cut", "int", lo=32)
-    max_target_length: int = setting(24, "target tokens (a wrong option and the end token); longer options are cut", "int", lo=2)
-    max_new_tokens: int = setting(20, "generation: at most this many new tokens (the paper's setting)", "int", lo=1)
+    max_length: int = setting(
+        512, "source tokens: question [SEP] answer [SEP] passage; only the passage is cut", "int", lo=32, hi=MAX_LENGTH
+    )
+    max_target_length: int = setting(
+        24, "target tokens (a wrong option and the end token); longer options are cut", "int", lo=2, hi=MAX_LENGTH
+    )
+    max_new_tokens: int = setting(20, "generation: at most this many new tokens (the paper's setting)", "int", lo=1, hi=MAX_LENGTH)
     no_repeat_ngram_size: int = setting(1, "generation: no repeated n-grams of this size (the paper's: unigrams)", "int", lo=0)
     val_generate: bool = setting(
         True, "validation/test also decode greedily: val/f1 (token F1 against the closest wrong option), val/answer_rate", "bool"

@@ -123,6 +123,25 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         raise
 
 
+def check_writable(path: str | Path) -> None:
+    """An :class:`OutputWriteError` when ``path`` could not be written (a read-only directory, a file
+    in the way), found before any work: a probe file is made and removed in its directory, or in the
+    nearest one that exists (directories still to make are not made; the error names the first of
+    them). Nothing is left behind."""
+    path = Path(path).expanduser()
+    where = path.parent
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    try:
+        if not where.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "not a directory")
+        fd, probe = tempfile.mkstemp(dir=where, prefix=f".{path.name}.", suffix=".probe")
+    except OSError as err:
+        raise OutputWriteError(where / path.relative_to(where).parts[0], err) from err
+    os.close(fd)
+    os.unlink(probe)
+
+
 def output_path_problem(out: str | Path, inputs: Sequence[str | Path | None]) -> str | None:
     """Why ``out`` must not be written by a command reading ``inputs``, or None: ``out`` is one of
     the inputs (the same file, however it is spelt), or an existing directory."""

@@ -7,13 +7,14 @@ entry is reused only when it would be made again identically. Entries are writte
 run reuses what was finished.
 
 The cache heals: an entry that cannot be read back (truncated, corrupt: damaged on disk or by
-another tool) is named in a warning, removed, and remade. A cache that cannot be written
+another tool), or an attacked set whose content does not match the digest written with it (a file
+replaced by another set, valid as it may be), is named in a warning, removed, and remade. A cache that cannot be written
 (read-only directory, full disk) is named in one warning and evaluation goes on uncached: entries
 already there are still read, nothing new is saved.
 
 Layout under ``cache_dir``::
 
-    sets/<set name>-<fingerprint>.jsonl.gz      attacked examples, one JSON object a line
+    sets/<set name>-<fingerprint>.jsonl.gz      {entry, n, digest}, then the attacked examples, one JSON object a line
     predictions/<fingerprint>.json              {example id: prediction record}
     scores/<fingerprint>.npy                    magnet screening scores
 """
@@ -96,6 +97,20 @@ def examples_digest(examples: Iterable[MCExample | SpanExample]) -> str:
     return h.hexdigest()
 
 
+def set_digest(entry: str, body: bytes) -> str:
+    """The digest a cached set's file carries: of its JSON lines and its entry name
+    (``<set name>-<fingerprint>``), so neither another set nor another entry's file passes for it."""
+    return _digest(entry.encode("utf-8") + b"\n" + body)
+
+
+def check_set_digest(entry: str, header: Any, body: bytes) -> None:
+    """A ``ValueError`` (a damaged entry) when ``body`` is not what ``header`` says entry ``entry`` holds."""
+    if not isinstance(header, dict) or "digest" not in header:
+        raise ValueError("no content digest in its first line")
+    if header["digest"] != set_digest(entry, body):
+        raise ValueError(f"its content does not match its digest (the file is not the set {entry} was written as)")
+
+
 class DiskCache:
     """Attacked sets, prediction records and score arrays under one directory (``None``: off)."""
 
@@ -142,20 +157,27 @@ class DiskCache:
 
     # examples
     def load_examples(self, name: str, key: str) -> list | None:
+        """The attacked set cached as ``name`` under ``key``; an entry whose content does not match
+        its digest (:func:`set_digest`) is damaged: named, removed and remade."""
+
         def read(path: Path) -> list:
             if path.stat().st_size == 0:  # gzip reads an empty file as an empty text
                 raise EOFError("empty file")
-            with gzip.open(path, "rt", encoding="utf-8") as f:
-                return [example_from_dict(json.loads(line)) for line in f if line.strip()]
+            with gzip.open(path, "rb") as f:
+                header, _, body = f.read().partition(b"\n")
+            check_set_digest(f"{name}-{key}", json.loads(header), body)
+            return [example_from_dict(json.loads(line)) for line in body.decode("utf-8").splitlines() if line.strip()]
 
         return self._load(self._path("sets", f"{name}-{key}.jsonl.gz"), read)
 
     def save_examples(self, name: str, key: str, examples: list) -> None:
+        """The attacked set as JSON lines under a first line holding its digest (:func:`set_digest`)."""
         path = self._path("sets", f"{name}-{key}.jsonl.gz")
         if path is None or not self.writable:
             return
-        text = "".join(json.dumps(example_to_dict(ex), ensure_ascii=False) + "\n" for ex in examples)
-        self._save(path, gzip.compress(text.encode("utf-8"), mtime=0))
+        body = "".join(json.dumps(example_to_dict(ex), ensure_ascii=False) + "\n" for ex in examples).encode("utf-8")
+        header = json.dumps({"entry": f"{name}-{key}", "n": len(examples), "digest": set_digest(f"{name}-{key}", body)})
+        self._save(path, gzip.compress(header.encode("utf-8") + b"\n" + body, mtime=0))
 
     # JSON (prediction records)
     def load_json(self, kind: str, key: str) -> Any | None:

@@ -39,7 +39,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["METHODS", "combine_records", "mc_average", "mc_majority", "span_ensemble", "span_token_vote"]
+from robust_mrc.core.errors import ConfigError
+
+__all__ = ["METHODS", "combine_records", "ensemble_method", "mc_average", "mc_majority", "span_ensemble", "span_token_vote"]
 
 
 def _prob_matrix(prob_lists: Sequence[Sequence[float]]) -> np.ndarray:
@@ -158,14 +160,25 @@ def span_ensemble(pred_dicts: Sequence[Mapping[str, str]], min_votes: int = 2, *
     return {i: span_token_vote([d[i] for d in pred_dicts], min_votes, **kwargs) for i in first if all(i in d for d in rest)}
 
 
+#: each task's methods, its default first
 METHODS = {"mc": ("average", "vote"), "span": ("token_vote",)}
 METHOD_NAMES = tuple(m for methods in METHODS.values() for m in methods)
 
 
+def ensemble_method(task: str, method: str | None) -> str:
+    """``method`` (``None``: the task's default), a :class:`ConfigError` when it is not one of the task's."""
+    methods = METHODS.get(task, ())
+    if not methods:
+        raise ConfigError(f"task={task}: an ensemble combines readers (task=mc or task=span)")
+    method = str(method or methods[0])
+    if method not in methods:
+        raise ConfigError(f"ensemble_method={method} does not apply to task={task}: for task={task} use one of {', '.join(methods)}")
+    return method
+
+
 def combine_records(members: Sequence[Mapping[str, dict]], task: str, method: str) -> dict[str, dict]:
     """One record per example id present in every member."""
-    if method not in METHODS[task]:
-        raise ValueError(f"ensemble_method={method!r} does not apply to task={task}; expected one of {METHODS[task]}")
+    method = ensemble_method(task, method)
     ids = [i for i in members[0] if all(i in m for m in members[1:])]
     out: dict[str, dict] = {}
     for i in ids:

@@ -16,11 +16,13 @@ CONF = Path(__file__).resolve().parents[2] / "conf"
 
 
 def _export(cfg: DictConfig) -> None:
+    from robust_mrc.data.writers import check_writable
     from robust_mrc.export import export_checkpoint
 
     missing = [k for k in ("ckpt", "out") if not cfg[k]]
     if missing:
         raise ConfigError(f"give {' and '.join(f'{k}=...' for k in missing)} (python -m robust_mrc.export --help)")
+    check_writable(Path(str(cfg.out)))  # the directory is written beside out, then renamed into place: before any work
     result = export_checkpoint(
         cfg.ckpt, cfg.out, report=cfg.report, overwrite=bool(cfg.overwrite), trust_remote_code=bool(cfg.trust_remote_code)
     )

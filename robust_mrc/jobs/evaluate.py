@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -24,18 +25,19 @@ import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc.config.checks import check_config
+from robust_mrc.core.errors import UserError
 from robust_mrc.data.sources import load_splits
 from robust_mrc.data.writers import atomic_write_json, atomic_write_text
 from robust_mrc.datamodules.qa import make_collator, prediction_loader
 from robust_mrc.datamodules.span import resolve_span_task
 from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
 from robust_mrc.evaluation.diagnose import run_diagnostics
-from robust_mrc.evaluation.ensemble import combine_records
+from robust_mrc.evaluation.ensemble import combine_records, ensemble_method
 from robust_mrc.evaluation.predict import Predictor
 from robust_mrc.evaluation.suites import CLEAN, EvalSet, build_sets, suite_specs
 from robust_mrc.models.backbone import load_tokenizer
-from robust_mrc.models.checkpoints import CheckpointError, require_file
-from robust_mrc.models.pretrained import is_checkpoint, load_model
+from robust_mrc.models.checkpoints import CheckpointError, read_checkpoint, require_file
+from robust_mrc.models.pretrained import exported_settings, head_task, is_checkpoint, load_model
 from robust_mrc.models.scoring import ModelScorer
 from robust_mrc.models.span_decoding import apply_no_answer
 from robust_mrc.reports.robustness import build_report, headline_metrics, report_rows, write_report
@@ -57,19 +59,14 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     for p in paths:  # a missing checkpoint or model directory says so before the data is read
         require_source(p)
     task = cfg.task.name
+    method = ensemble_method(task, cfg.ensemble_method) if len(paths) > 1 else None  # null: by task (eval.yaml)
+    if cfg.wandb and os.environ.get("WANDB_MODE") == "online":
+        from robust_mrc.trainer.wandb import require_credentials
+
+        require_credentials()
     splits, split = load_split(cfg, task)
     task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), splits)
-    modules = [
-        load_model(
-            p,
-            task_cfg,
-            revision=cfg.model.revision if p == cfg.model.pretrained else None,
-            trust_remote_code=bool(cfg.trust_remote_code),
-            task_settings=functools.partial(evaluation_task_settings, cfg, task_cfg),
-            window_batch=int(cfg.eval_batch_size),
-        )
-        for p in paths
-    ]
+    modules = load_models(cfg, paths, task_cfg)
     cache = DiskCache(cfg.cache_dir)
     suite_cfg = OmegaConf.to_container(cfg.suite, resolve=True) if cfg.suite is not None else {}
     pool = splits.get("train") or splits[split]
@@ -134,8 +131,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
             model_sets["ensemble"] = magnet_sets["ensemble"]
     for name in no_answer:  # "" where null score - best span score > the model's threshold
         predictions[name] = {s: apply_no_answer(records, no_answer[name]["threshold"]) for s, records in predictions[name].items()}
-    if len(modules) > 1:
-        method = str(cfg.ensemble_method or ("average" if task == "mc" else "token_vote"))  # null: by task (eval.yaml)
+    if method is not None:
         predictions["ensemble"] = {s: combine_records([predictions[n][s] for n in names], task, method) for s in sets}
         for s in magnet_sets.get("ensemble", {}):
             predictions["ensemble"][s] = combine_records([ensemble_own[n][s] for n in names], task, method)
@@ -177,6 +173,7 @@ def model_sources(cfg: DictConfig) -> list[str]:
     if members:
         if len(members) < 2:
             raise CheckpointError("ensemble=[...] needs at least two models (checkpoints, model directories or hub names)")
+        warn_repeated_members([str(m) for m in members])
         return [str(m) for m in members]
     if cfg.model.pretrained:
         return [str(cfg.model.pretrained)]
@@ -189,6 +186,76 @@ def model_sources(cfg: DictConfig) -> list[str]:
             f"ckpt_path={cfg.ckpt_path} is a directory: for a Hugging Face model directory give model.pretrained={cfg.ckpt_path}"
         )
     return [str(cfg.ckpt_path)]
+
+
+def warn_repeated_members(members: list[str]) -> None:
+    """A warning for each model an ensemble names more than once (paths compared resolved): it
+    would weigh twice in the average or the vote."""
+    seen: dict[str, str] = {}
+    for member in members:
+        path = Path(member).expanduser()
+        key = str(path.resolve()) if path.exists() else member
+        if key in seen:
+            log.warning(
+                "ensemble: %s is given twice (%s and %s): it counts twice in the ensemble's average or vote", key, seen[key], member
+            )
+        else:
+            seen[key] = member
+
+
+def load_models(cfg: DictConfig, paths: list[str], task_cfg: dict) -> list:
+    """The evaluation-mode modules of ``paths``; an ensemble whose members are of different tasks
+    says which are which."""
+    modules = []
+    for p in paths:
+        try:
+            module = load_model(
+                p,
+                task_cfg,
+                revision=cfg.model.revision if p == cfg.model.pretrained else None,
+                trust_remote_code=bool(cfg.trust_remote_code),
+                task_settings=functools.partial(evaluation_task_settings, cfg, task_cfg),
+                window_batch=int(cfg.eval_batch_size),
+            )
+        except CheckpointError:
+            if len(paths) > 1:
+                require_one_task(paths)
+            raise
+        modules.append(module)
+    return modules
+
+
+def require_one_task(paths: list[str]) -> None:
+    """A :class:`CheckpointError` naming the members of each task when an ensemble mixes tasks."""
+    by_task: dict[str, list[str]] = {}
+    for p in paths:
+        task = source_task(p)
+        if task is not None:
+            by_task.setdefault(task, []).append(p)
+    if len(by_task) > 1:
+        members = "; ".join(f"{task}: {', '.join(ps)}" for task, ps in sorted(by_task.items()))
+        raise CheckpointError(
+            f"ensemble=[...] mixes tasks ({members}): an ensemble combines models of one task; "
+            "evaluate each task's models in a run of its own (task=mc / task=span)"
+        )
+
+
+def source_task(source: str) -> str | None:
+    """The task of a checkpoint or a local model directory (``None``: a hub name, or unreadable)."""
+    try:
+        if is_checkpoint(source):
+            task_cfg = (read_checkpoint(source).get("hyper_parameters") or {}).get("task_cfg")
+            return task_cfg.get("name") if isinstance(task_cfg, dict) else None
+        if Path(source).is_dir():
+            saved = exported_settings(source).get("task") or {}
+            if saved:
+                return saved.get("name")
+            from transformers import AutoConfig
+
+            return head_task(AutoConfig.from_pretrained(source))
+    except (UserError, OSError, ValueError, AttributeError):
+        return None
+    return None
 
 
 def require_source(source: str) -> None:

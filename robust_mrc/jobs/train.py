@@ -11,17 +11,18 @@ import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc.config.checks import ConfigError, check_config, check_lengths
-from robust_mrc.data.writers import atomic_write_json
+from robust_mrc.data.writers import atomic_write_json, check_writable
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.datamodules.span import resolve_span_task
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer
+from robust_mrc.models.checkpoints import check_weights_fit, resume_shapes
 from robust_mrc.trainer import wandb as tracking
 from robust_mrc.trainer.batching import AUTO, BatchPlan, plan_batches, probe_micro_batch
 from robust_mrc.trainer.build import build_loggers, build_trainer, trainer_arguments, world_size
 from robust_mrc.trainer.callbacks import AttackCounts, TrainItemLog
 from robust_mrc.trainer.rng_state import RandomStateCheckpoint
-from robust_mrc.trainer.run_dir import is_global_zero, run_dir, save_command, save_config
+from robust_mrc.trainer.run_dir import hold_run_dir, is_global_zero, run_dir, save_command, save_config
 from robust_mrc.trainer.slurm import hpc_checkpoints
 
 log = logging.getLogger(__name__)
@@ -109,14 +110,23 @@ def _floats(metrics: dict) -> dict[str, float]:
 def train(cfg: DictConfig) -> dict[str, Any]:
     """Fit a reader as configured; return (and write to ``metrics.json``) its metrics."""
     check_config(cfg, "train")
+    tracking.require_logger_credentials(cfg)  # W&B online without a key: before any work
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
+    with hold_run_dir(out):  # one training at a time in a run directory
+        return _train_in(cfg, out)
+
+
+def _train_in(cfg: DictConfig, out: Path) -> dict[str, Any]:
+    """:func:`train` in its run directory ``out``, held."""
     if is_global_zero():
         save_config(cfg, out / "config.yaml")
         save_command(out / "command.txt")
     task = cfg.task.name
     ckpt_dir = out / "checkpoints"
     resume = resolve_resume(cfg.ckpt_path, ckpt_dir, out)  # before any work: a missing checkpoint says so
+    saved_shapes = resume_shapes(resume, task) if resume else None  # not a checkpoint, or of the other task
+    check_writable(ckpt_dir / "last.ckpt")  # a read-only checkpoints directory, before the first epoch
     tokenizer = load_tokenizer(cfg.model)
     datamodule = build_datamodule(cfg, tokenizer)
     datamodule.setup("fit")
@@ -125,6 +135,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), datamodule.splits)
     model_cfg = OmegaConf.to_container(cfg.model, resolve=True)
     module = MODULES[task](model_cfg, task_cfg, window_batch=datamodule.eval_batch_size)
+    if saved_shapes is not None:
+        check_weights_fit(resume, saved_shapes, module)
     if task == "span":
         if task_cfg.get("no_answer"):
             log.info(

@@ -4,7 +4,9 @@ Prints one JSON object on stdout: ``exact_match`` and ``f1`` (percent, over ever
 DATA_FILE; a missing prediction scores 0, predictions for unknown ids are ignored); with
 ``--adversarial`` also ``orig_exact_match``, ``orig_f1``, ``adv_exact_match``, ``adv_f1`` (Jia &
 Liang's grouping, :mod:`robust_mrc.metrics.adversarial`). Notes (missing predictions, the metric
-chosen) go to stderr. Exit status 0, or 2 with a one-line message for a user error.
+chosen) go to stderr. A mistake in the inputs (a missing or unreadable file, a file past the size
+cap, no questions, ``--adversarial`` on a set without variants) is one line, ``Error: ...``, and exit
+status 1 (``--debug``: its traceback); a mistake in the arguments is argparse's usage line and exit status 2.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import re
 import sys
 from collections.abc import Sequence
 
+from robust_mrc.core.errors import run_with_one_line_errors
 from robust_mrc.metrics import get_scorer
-from robust_mrc.metrics.adversarial import adversarial_scores
+from robust_mrc.metrics.adversarial import adversarial_scores, original_id
 from robust_mrc.metrics.data_file import ScoringInputError, read_predictions, read_references
 
 __all__ = ["main"]
@@ -47,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
         help="also report orig_/adv_ exact_match and f1: variants '<original id>-<suffix>' grouped "
         "with their original, the worst (lowest-F1) answered variant per group",
     )
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error in the inputs")
     return parser
 
 
@@ -66,6 +70,11 @@ def _default_metric(references: dict[str, list[str]], impossible: bool) -> str:
 def score(data_file: str, predictions_file: str, metric: str | None = None, adversarial: bool = False) -> dict[str, float]:
     """The figures the command prints (raises :class:`ScoringInputError` for bad inputs)."""
     references, impossible = read_references(data_file)
+    if adversarial and all(original_id(qid) == qid for qid in references):
+        raise ScoringInputError(
+            f"--adversarial: data file {data_file} has no adversarial variants (question ids '<original id>-<suffix>'): "
+            "its grouped scores would be the plain ones; give the attacked set, or drop --adversarial"
+        )
     predictions = read_predictions(predictions_file)
     metric = metric or _default_metric(references, impossible)
     missing = sum(qid not in predictions for qid in references)
@@ -81,10 +90,6 @@ def score(data_file: str, predictions_file: str, metric: str | None = None, adve
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        result = score(args.data_file, args.predictions, args.metric, args.adversarial)
-    except ScoringInputError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    result = run_with_one_line_errors(score, args.data_file, args.predictions, args.metric, args.adversarial, debug=args.debug)
     print(json.dumps(result))
     return 0

@@ -3,43 +3,80 @@
 Only the question ids and gold answer texts of a SQuAD-layout file are read (``data`` ->
 ``paragraphs`` -> ``qas`` -> ``id``, ``answers[].text``, ``is_impossible``): no context, no offsets,
 so gold answers that are empty or only punctuation are legal, as they are for the official scripts.
-The project's readers (which check offsets) are deliberately not used.
+The project's readers (which check offsets) are deliberately not used; their cap on a file's bytes
+(after gunzip: ``ROBUST_MRC_MAX_DATA_BYTES``, else 2 GiB) applies, and every problem is a
+:class:`ScoringInputError` naming the file.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
 import zlib
 from pathlib import Path
 from typing import Any
+
+from robust_mrc.core.errors import UserError
+from robust_mrc.data.readers._common import NESTED_TOO_DEEPLY
+from robust_mrc.data.readers._files import MAX_BYTES_ENV, max_data_bytes
 
 __all__ = ["ScoringInputError", "read_predictions", "read_references"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-class ScoringInputError(ValueError):
+class ScoringInputError(UserError, ValueError):
     """A data or prediction file the scoring command cannot use (the message says why)."""
+
+
+def _cap(path: Path, what: str) -> int:
+    """The cap on a file's bytes (after gunzip): the data readers' (``ROBUST_MRC_MAX_DATA_BYTES``, else 2 GiB)."""
+    try:
+        return max_data_bytes()
+    except ValueError as err:
+        raise ScoringInputError(f"cannot read {what} {path}: {err}") from None
+
+
+def _too_large(path: Path, what: str, cap: int, gunzipped: bool) -> ScoringInputError:
+    return ScoringInputError(
+        f"{what} {path}: more than {cap:,} bytes{' once gunzipped' if gunzipped else ''}, the cap on one file; "
+        f"if the file is genuine, raise it with {MAX_BYTES_ENV}=<bytes, e.g. 8GiB>"
+    )
+
+
+def _read_capped(path: Path, what: str) -> bytes:
+    """The bytes of ``path``, gunzipped as a stream when it starts with the gzip magic bytes; an
+    error past the cap (:func:`_cap`), found before more than the cap is read."""
+    cap = _cap(path, what)
+    with open(path, "rb") as f:
+        gunzip = f.read(2) == _GZIP_MAGIC
+        f.seek(0)
+        if not gunzip and os.fstat(f.fileno()).st_size > cap:
+            raise _too_large(path, what, cap, False)
+        raw = (gzip.GzipFile(fileobj=f, mode="rb") if gunzip else f).read(cap + 1)
+    if len(raw) > cap:
+        raise _too_large(path, what, cap, gunzip)
+    return raw
 
 
 def _load_json(path: Path, what: str) -> Any:
     if not path.exists():
         raise ScoringInputError(f"{what} {path}: no such file")
     try:
-        raw = path.read_bytes()
+        raw = _read_capped(path, what)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:
+        raise ScoringInputError(f"{what} {path}: not a readable gzip file ({err})") from None
     except OSError as err:  # a folder, no permission
         raise ScoringInputError(f"{what} {path}: cannot be read ({err.strerror or err})") from None
     try:
-        if raw[:2] == _GZIP_MAGIC:
-            raw = gzip.decompress(raw)
         return json.loads(raw.decode("utf-8-sig"))
-    except (OSError, EOFError, zlib.error) as err:
-        raise ScoringInputError(f"{what} {path}: not a readable gzip file ({err})") from None
     except UnicodeDecodeError as err:
         raise ScoringInputError(f"{what} {path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     except json.JSONDecodeError as err:
         raise ScoringInputError(f"{what} {path}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
+    except RecursionError:
+        raise ScoringInputError(f"{what} {path}: {NESTED_TOO_DEEPLY}") from None
 
 
 def _json_type(value: Any) -> str:
@@ -83,6 +120,8 @@ def read_references(path: str | Path) -> tuple[dict[str, list[str]], bool]:
                 _expect(qid not in references, path, where_q, f"question id {qid!r} appears twice")
                 references[qid] = [x["text"] for x in answers]
                 impossible = impossible or qa.get("is_impossible") is True
+    if not references:
+        raise ScoringInputError(f'data file {path}: no questions (no "qas" entry in its "data" list): nothing to score')
     return references, impossible
 
 

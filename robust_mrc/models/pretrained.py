@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from robust_mrc.core import settings as S
+from robust_mrc.core.checking import Checker, check_task
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import hub_access, load_tokenizer, resolve_pretrained, revision_of, unavailable_error
 from robust_mrc.models.checkpoints import TASK_KEYS, CheckpointError, load_checkpoint
@@ -69,6 +70,13 @@ def exported_settings(name: str) -> dict[str, Any]:
         raise PretrainedModelError(
             f"{path}: task setting(s) {refused} are never taken from a model directory (allowed: {', '.join(TASK_KEYS)})"
         )
+    c = Checker({"task": content["task"]})
+    if content["task"].get("name") in S.TASKS:
+        check_task(c, content["task"]["name"])
+    else:
+        c.choice("task.name", tuple(S.TASKS))
+    if c.problems:  # the command line's checks, as for a checkpoint's saved settings
+        raise PretrainedModelError(f"{path} holds " + "; ".join(c.problems))
     return content
 
 

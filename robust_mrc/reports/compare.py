@@ -14,6 +14,11 @@ interval over the questions both were evaluated on (from the evaluations' predic
 
     python -m robust_mrc.reports.compare outputs/clean outputs/addsent outputs/mix --out table6.md
     python -m robust_mrc.reports.compare outputs/eval/clean outputs/eval/mix --ci --against "none s1"
+
+One table holds one task: runs of multiple choice and span QA (different metrics) are refused
+together. A mistake (a directory that is no run, a damaged ``report.json`` / ``metrics.json`` /
+``config.yaml``, a row ``--against`` does not know) is one line, ``Error: ...``, exit status 1
+(``--debug``: its traceback).
 """
 
 from __future__ import annotations
@@ -27,9 +32,43 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from robust_mrc.data.writers import atomic_write_bytes
+from robust_mrc.core.errors import UserError, run_with_one_line_errors
+from robust_mrc.data.writers import atomic_write_bytes, check_writable
 from robust_mrc.reports.robustness import what_ran
 from robust_mrc.reports.tables import format_table
+
+
+class CompareError(UserError, ValueError):
+    """A directory or file the comparison cannot use; the message names it."""
+
+
+def _read_json(path: Path, what: str) -> dict:
+    """The JSON object in ``path``, the ``what`` of a run; a :class:`CompareError` naming the file
+    when it cannot be read or holds no JSON object."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise CompareError(f"{path}: cannot be read ({err.strerror or err})") from None
+    except UnicodeDecodeError as err:
+        raise CompareError(f"{path}: damaged {what}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except json.JSONDecodeError as err:
+        raise CompareError(f"{path}: damaged {what}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
+    except RecursionError:
+        raise CompareError(f"{path}: damaged {what}: JSON nested too deeply") from None
+    if not isinstance(value, dict):
+        raise CompareError(f"{path}: damaged {what}: a JSON {type(value).__name__} where an object is expected")
+    return value
+
+
+def _read_config(path: Path):
+    """A run's ``config.yaml``; a :class:`CompareError` naming it when it is not YAML."""
+    try:
+        cfg = OmegaConf.load(path)
+    except Exception as err:  # noqa: BLE001 - YAML's and OmegaConf's errors alike: a damaged file
+        raise CompareError(f"{path}: damaged config.yaml: {str(err).splitlines()[0] if str(err) else type(err).__name__}") from None
+    if not OmegaConf.is_dict(cfg):
+        raise CompareError(f"{path}: damaged config.yaml: not a mapping of settings")
+    return cfg
 
 
 def _training_name(ckpt: str | None, default: str) -> str:
@@ -40,16 +79,26 @@ def _training_name(ckpt: str | None, default: str) -> str:
     cfg_path = Path(ckpt).parent.parent / "config.yaml"
     if not cfg_path.is_file():
         return default
-    cfg = OmegaConf.load(cfg_path)
+    cfg = _read_config(cfg_path)
     inputs = OmegaConf.select(cfg, "task.inputs", default="full")
     name = str(OmegaConf.select(cfg, "attack.name", default=default)) + ("" if inputs in (None, "full") else f" ({inputs})")
     return f"{name} s{OmegaConf.select(cfg, 'seed', default='?')}"
 
 
-def load_evaluation(run_dir: str | Path, ci: bool = False) -> list[tuple[str, str, dict, str]]:
+def read_report(run_dir: str | Path) -> dict:
+    """The ``report.json`` of an evaluation directory, with the keys a comparison reads."""
+    path = Path(run_dir) / "report.json"
+    report = _read_json(path, "evaluation report")
+    missing = [k for k in ("task", "split", "models") if k not in report]
+    if missing or not isinstance(report["models"], dict):
+        raise CompareError(f"{path}: damaged evaluation report: no {', '.join(missing or ['models'])} (written by evaluate.py?)")
+    return report
+
+
+def load_evaluation(run_dir: str | Path, ci: bool = False, report: dict | None = None) -> list[tuple[str, str, dict, str]]:
     """(row name, task, metrics, training run's directory name) per model of an evaluation
-    directory (``report.json``)."""
-    report = json.loads((Path(run_dir) / "report.json").read_text())
+    directory (``report.json``, or ``report`` already read from it)."""
+    report = report if report is not None else read_report(run_dir)
     stage = "val" if report["split"] == "validation" else report["split"]
     scorer = report.get("metric", "squad_v1")  # the span scorer (a report that names none: SQuAD's)
     rows = []
@@ -103,12 +152,16 @@ def load_run(run_dir: str | Path) -> tuple[str, str, dict, str]:
     """(row name, task, metrics, directory name) of a training run directory."""
     run_dir = Path(run_dir)
     metrics_path = run_dir / "metrics.json"
+    if not run_dir.is_dir():
+        raise CompareError(f"{run_dir}: {'no such directory' if not run_dir.exists() else 'not a directory'}: give run directories")
     if not metrics_path.is_file():
-        raise FileNotFoundError(f"{run_dir}: no metrics.json (is it a finished train run?)")
-    metrics = json.loads(metrics_path.read_text())
-    name, task = run_dir.name, "mc"
+        raise CompareError(
+            f"{run_dir}: no metrics.json (a finished train.py run) nor report.json (an evaluate.py directory): is it a finished run?"
+        )
+    metrics = _read_json(metrics_path, "metrics.json")
+    name, task = run_dir.name, "span" if any(str(k).endswith(("/f1", "/em")) for k in metrics) else "mc"
     if (run_dir / "config.yaml").is_file():
-        cfg = OmegaConf.load(run_dir / "config.yaml")
+        cfg = _read_config(run_dir / "config.yaml")
         name = str(OmegaConf.select(cfg, "attack.name", default=name))
         task = str(OmegaConf.select(cfg, "task.name", default=task))
     return name, task, metrics, run_dir.name
@@ -157,13 +210,13 @@ def paired_differences(named: list[tuple[str, dict]], base: str, metric: str, st
 
     runs = dict(named)
     if base not in runs:
-        raise ValueError(f"--against {base!r}: no such row (rows: {', '.join(runs)})")
+        raise CompareError(f"--against {base!r}: no such row (rows: {', '.join(runs)})")
 
     def scores(metrics: dict, set_name: str, st: str) -> dict[str, float] | None:
         found = metrics.get(f"{st}/{set_name}~records")
         if not found or not Path(found[0]).is_file():
             return None
-        records = json.loads(Path(found[0]).read_text())
+        records = _read_json(Path(found[0]), "prediction records")
         values = question_scores(records, metric, found[1])
         return dict(zip(records, values)) if values is not None else None
 
@@ -224,7 +277,7 @@ def _seed_rows(rows: list[dict], columns: list[str], metric: str) -> list[dict]:
     return extra
 
 
-def main(argv: list[str] | None = None) -> str:
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", help="run directories of train.py or evaluate.py")
     p.add_argument("--ci", action="store_true", help="add the 95%% bootstrap intervals of evaluation reports")
@@ -238,25 +291,54 @@ def main(argv: list[str] | None = None) -> str:
         metavar="ROW",
         help='also a table of each row minus this one ("none s42"), paired 95%% bootstrap intervals',
     )
-    args = p.parse_args(argv)
+    p.add_argument("--debug", action="store_true", help="show the traceback of a mistake in the runs")
+    return p
+
+
+def main(argv: list[str] | None = None) -> str:
+    """The comparison table of the command line ``argv`` (printed, and written to ``--out``); a
+    mistake: ``Error: ...`` (one line) and exit status 1."""
+    args = _parser().parse_args(argv)
+    return run_with_one_line_errors(compare, args, debug=args.debug)
+
+
+def _one_task(tasks: dict[str, list[str]]) -> str:
+    """The task of every run; a :class:`CompareError` naming the runs of each task when they differ."""
+    if len(tasks) > 1:
+        runs = "; ".join(f"{task}: {', '.join(dirs)}" for task, dirs in sorted(tasks.items()))
+        raise CompareError(
+            f"the runs are of different tasks ({runs}): one table compares one task's runs "
+            "(accuracy for mc, F1 / EM for span); compare each task's runs separately"
+        )
+    return next(iter(tasks))
+
+
+def compare(args: argparse.Namespace) -> str:
+    """The table of the parsed command line ``args`` (see :func:`main`)."""
+    if args.out:
+        check_writable(args.out)
     loaded = []
     ran: dict[str, set[str]] = {}  # set -> what made it, over the evaluation reports
+    tasks: dict[str, list[str]] = {}  # task -> the directories of its runs
     for r in args.runs:
-        loaded += load_evaluation(r, args.ci) if (Path(r) / "report.json").is_file() else [load_run(r)]
-        if (Path(r) / "report.json").is_file():
-            for row in what_ran(json.loads((Path(r) / "report.json").read_text())):
-                ran.setdefault(row["set"], set()).add(f"{row['attack']} ({row['method']}, {row['paper']}; {row['resources']})")
-    metric = args.metric or ("f1" if loaded[0][1] == "span" else "acc")
+        report = read_report(r) if (Path(r) / "report.json").is_file() else None
+        rows = load_evaluation(r, args.ci, report) if report is not None else [load_run(r)]
+        loaded += rows
+        for task in dict.fromkeys(task for _, task, _, _ in rows):
+            tasks.setdefault(task, []).append(str(r))
+        for row in what_ran(report) if report is not None else []:
+            ran.setdefault(row["set"], set()).add(f"{row['attack']} ({row['method']}, {row['paper']}; {row['resources']})")
+    if not loaded:
+        raise CompareError(f"{', '.join(args.runs)}: no evaluated model in the report(s): nothing to compare")
+    task = _one_task(tasks)
+    metric = args.metric or ("f1" if task == "span" else "acc")
     loaded = merge_evaluations(loaded)
     names = distinct_names([n for n, *_ in loaded], [label for *_, label in loaded])
     named = [(n, m) for n, (_, _, m, _) in zip(names, loaded)]
     table = format_table(comparison_rows(named, metric, args.stage, not args.no_seed_means))
     if args.against:
         table += f"\n\nDifference against {args.against} (paired 95 % bootstrap interval over the questions both have):\n\n"
-        try:
-            table += format_table(paired_differences(named, args.against, metric, args.stage))
-        except ValueError as err:  # a row name that is not in the table: say which ones are, no traceback
-            p.error(str(err))
+        table += format_table(paired_differences(named, args.against, metric, args.stage))
     if ran:
         table += "\n\nWhat ran (attack, paper method or stand-in, paper; resources):\n\n"
         lines = [

@@ -1,15 +1,28 @@
-"""The run directory of a training or an evaluation, its saved config, and rank 0 known early."""
+"""The run directory of a training or an evaluation, its saved config, the lock one training holds
+on it, and rank 0 known early."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
 from lightning_fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 
+from robust_mrc.core.errors import UserError
+from robust_mrc.core.files import LockHeld, exclusive_lock
 from robust_mrc.data.writers import OutputWriteError, atomic_write_text
+
+#: the lock file of a run directory (:func:`hold_run_dir`); it names the process holding it
+RUN_LOCK = ".run.lock"
+
+
+class RunDirBusy(UserError, RuntimeError):
+    """Another process runs in the same run directory."""
 
 
 def save_config(cfg: DictConfig, path: Path) -> Path:
@@ -82,3 +95,27 @@ def new_run_dir(root: Path) -> Path:
 def is_global_zero() -> bool:
     """Rank 0 of the job, known before the Trainer exists (from RANK / LOCAL_RANK / SLURM_PROCID)."""
     return rank_zero_only.rank == 0
+
+
+@contextlib.contextmanager
+def hold_run_dir(path: Path) -> Iterator[None]:
+    """An exclusive lock on the run directory ``path`` while the block runs (rank 0 only: the DDP
+    processes it starts share its directory). Another live process holding it: a
+    :class:`RunDirBusy` naming it (pid, host). The lock goes with its process, so a directory left
+    by a run that died, or a finished run resumed, is free."""
+    if not is_global_zero():
+        yield
+        return
+    note = f"pid {os.getpid()} on host {socket.gethostname()}, since {datetime.now().isoformat(timespec='seconds')}"
+    stack = contextlib.ExitStack()
+    try:
+        stack.enter_context(exclusive_lock(path / RUN_LOCK, note))
+    except LockHeld as err:
+        raise RunDirBusy(
+            f"output_dir={path} is in use by another run ({err.holder}): two runs in one directory overwrite "
+            "each other's checkpoints and results; wait for it to end or give another output_dir"
+        ) from None
+    except OSError as err:
+        raise OutputWriteError(path / RUN_LOCK, err) from err
+    with stack:
+        yield

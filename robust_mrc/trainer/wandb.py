@@ -16,6 +16,10 @@
   on the clean version, and the gold answer;
 * ``wandb.finish()`` at the end of every job (:func:`finish`), so that the next job of a Hydra
   multirun in the same process starts its own run instead of writing into this one.
+
+An online run needs an API key: :func:`require_credentials` looks for one where wandb does
+(``WANDB_API_KEY``, ``~/.netrc`` or ``NETRC``, wandb's settings) without the network, and says
+what to do in one line when there is none.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any
 import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
+from robust_mrc.core.errors import ConfigError
 from robust_mrc.data.examples import LETTERS, MCExample
 from robust_mrc.diagnostics.drops import record_correct, relative_drop
 from robust_mrc.reports.robustness import what_ran
@@ -62,12 +67,47 @@ def run_tags(cfg: DictConfig) -> list[str]:
     return [t[:64] for t in dict.fromkeys(tags)]  # W&B caps a tag at 64 characters
 
 
+def credentials_problem() -> str | None:
+    """Why wandb would find no usable API key here (``None``: it finds one), asked as ``wandb.init``
+    asks (environment, netrc file, wandb's settings), without prompting and without the network."""
+    from wandb.errors import AuthenticationError
+    from wandb.sdk import wandb_setup
+    from wandb.sdk.lib import wbauth
+
+    try:
+        host = wandb_setup.singleton().settings.base_url
+        found = wbauth.authenticate_session(host=host, source="robust-mrc", prompt=False, update_session=False)
+    except AuthenticationError as err:
+        return str(err).splitlines()[0].rstrip(".")
+    return None if found else f"no W&B API key for {host}"
+
+
+def require_credentials() -> None:
+    """A :class:`ConfigError` before any work when an online W&B run would find no API key."""
+    problem = credentials_problem()
+    if problem:
+        raise ConfigError(
+            f"W&B online mode needs an API key: {problem}. Run `wandb login`, set WANDB_API_KEY, "
+            "or log offline (logger.mode=offline, WANDB_MODE=offline) and `wandb sync` the run later"
+        )
+
+
+def require_logger_credentials(cfg: DictConfig) -> None:
+    """:func:`require_credentials` for a training run that logs to W&B online (``logger=wandb
+    logger.mode=online``)."""
+    logger_cfg = cfg.get("logger")
+    if logger_cfg is not None and logger_cfg.get("name") == "wandb" and (logger_cfg.get("mode") or "offline") == "online":
+        require_credentials()
+
+
 def wandb_logger(cfg: DictConfig, out: Path) -> pl.loggers.WandbLogger:
     """The Lightning W&B logger of a run: resolved config, group, tags, files under ``out/wandb``."""
     logger_cfg = cfg.logger
     mode = logger_cfg.mode or "offline"  # WANDB_MODE set but empty
     if mode not in ("online", "offline", "disabled"):
         raise ValueError(f"logger.mode={mode!r}: expected online, offline or disabled")
+    if mode == "online":
+        require_credentials()
     os.environ.setdefault("WANDB_MODE", mode)
     return pl.loggers.WandbLogger(
         project=logger_cfg.project,

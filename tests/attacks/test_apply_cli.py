@@ -171,9 +171,9 @@ def test_apply_and_stats_say_in_one_line_what_is_wrong(tmp_path):
 
     src = tmp_path / "in.jsonl"
     _write_race_jsonl(src, mc_examples())
-    with pytest.raises(SystemExit, match="whole numbers"):
+    with pytest.raises(SystemExit, match="seed='abc': expected a whole number >= 0"):
         apply({"attack": "charswap", "data": str(src), "out": str(tmp_path / "a.jsonl"), "seed": "abc"})
-    with pytest.raises(SystemExit, match="whole numbers"):
+    with pytest.raises(SystemExit, match=r"limit='abc': expected a whole number >= 0 or null \(all\)"):
         stats({"attack": "charswap", "data": str(src), "limit": "abc"})
     before = src.read_bytes()
     with pytest.raises(SystemExit, match="destroy the input"):  # checked before any attack runs

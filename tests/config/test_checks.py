@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parents[2]
         (["task=span", "task.doc_stride=384"], "task.doc_stride=384 must be smaller than task.max_length=384"),
         (["task.pad_to_multiple_of=48"], "task.pad_to_multiple_of=48 must divide task.max_length=512"),
         (["task.pad_to_multiple_of=0"], "task.pad_to_multiple_of"),
-        (["task.max_length=16"], "task.max_length=16: expected an integer >= 32"),
+        (["task.max_length=16"], "task.max_length=16: expected an integer in [32, 131072]"),
         (["task.inputs=question_only"], "task.inputs='question_only': expected one of full, options_only"),
         (["trainer.max_epochs=abc"], "trainer.max_epochs='abc': expected an integer >= -1"),
         (["trainer.gradient_clip_val=-1"], "trainer.gradient_clip_val=-1: expected a number >= 0.0 or null"),

@@ -311,7 +311,9 @@ def _cached_examples(cache: Path, name: str) -> list[dict]:
 
     (path,) = (cache / "sets").glob(f"{name}-*.jsonl.gz")
     with gzip.open(path, "rt") as f:
-        return [json.loads(line) for line in f]
+        header, *lines = f.read().splitlines()  # the first line: the entry's name, size and digest
+    assert set(json.loads(header)) == {"entry", "n", "digest"}
+    return [json.loads(line) for line in lines]
 
 
 def test_span_suite_and_token_vote_ensemble(tmp_path_factory, tmp_path):

@@ -38,7 +38,10 @@ def run_module(*args: str) -> subprocess.CompletedProcess:
 
 
 def run_main(capsys, *args: str) -> tuple[int, dict | None, str]:
-    code = main([str(a) for a in args])
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as done:  # a user error: one line on stderr
+        code = done.code
     out, err = capsys.readouterr()
     return code, (json.loads(out) if out.strip() else None), err
 
@@ -138,7 +141,7 @@ def test_adversarial_flag(tmp_path, capsys):
         ("ok", '{"q": null}', "the answer of 'q' is a JSON null"),
     ],
 )
-def test_user_errors_are_one_line_with_exit_2(tmp_path, capsys, data_text, preds_text, message):
+def test_user_errors_are_one_line_with_exit_1(tmp_path, capsys, data_text, preds_text, message):
     data, preds = tmp_path / "dev.json", tmp_path / "p.json"
     if data_text == "ok":
         squad_file(data, [qa("q", "x")])
@@ -147,8 +150,8 @@ def test_user_errors_are_one_line_with_exit_2(tmp_path, capsys, data_text, preds
     if preds_text is not None:
         preds.write_text(preds_text)
     code, out, err = run_main(capsys, data, preds)
-    assert (code, out) == (2, None)
-    assert len(err.strip().splitlines()) == 1 and err.startswith("error: ")
+    assert (code, out) == (1, None)
+    assert len(err.strip().splitlines()) == 1 and err.startswith("Error: ")
     assert re.search(message, err), err
 
 
@@ -158,8 +161,8 @@ def test_help_and_usage_errors():
     bad = run_module("a.json", "b.json", "--metric", "bleu")
     assert bad.returncode == 2 and "invalid choice: 'bleu'" in bad.stderr and "Traceback" not in bad.stderr
     missing = run_module("/nonexistent/dev.json", "/nonexistent/p.json")
-    assert missing.returncode == 2 and "Traceback" not in missing.stderr
-    assert missing.stderr.strip() == "error: data file /nonexistent/dev.json: no such file"
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert missing.stderr.strip() == "Error: data file /nonexistent/dev.json: no such file"
 
 
 def test_real_squad_dev_with_its_punctuation_golds(shared_data, tmp_path, capsys):
@@ -186,6 +189,6 @@ def test_unreadable_inputs(tmp_path, capsys):
     broken_gz = tmp_path / "dev.json.gz"
     broken_gz.write_bytes(b"\x1f\x8b" + b"not gzip at all")
     code, out, err = run_main(capsys, broken_gz, preds)
-    assert (code, out) == (2, None) and "not a readable gzip file" in err and len(err.strip().splitlines()) == 1
+    assert (code, out) == (1, None) and "not a readable gzip file" in err and len(err.strip().splitlines()) == 1
     code, out, err = run_main(capsys, tmp_path, preds)  # a folder
-    assert (code, out) == (2, None) and err.startswith(f"error: data file {tmp_path}: cannot be read")
+    assert (code, out) == (1, None) and err.startswith(f"Error: data file {tmp_path}: cannot be read")

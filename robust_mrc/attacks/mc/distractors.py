@@ -15,7 +15,9 @@ passage, the correct option and the label are untouched.
     robust_mrc.banks.de``, built once and cached (:mod:`robust_mrc.banks.auto`). DG: a trained
     seq2seq generator checkpoint (``generator=PATH``) generates for the targets, cached likewise;
     none is trained here.
-  - ``bank: PATH``: a bank file (``python -m robust_mrc.banks.de`` / ``robust_mrc.banks.dg``).
+  - ``bank: PATH``: a bank file (``python -m robust_mrc.banks.de`` / ``robust_mrc.banks.dg``), each
+    record checked as it is read; a bank that covers none of the questions to attack is refused,
+    one that misses some gives one warning with the share it covers.
   - ``bank: none``, or ``auto`` without what it needs (training examples and targets; for DG a
     generator): the stand-in runs, with a warning that names it; the attack's ``method`` is then
     "stand-in" and its :meth:`provenance` names the stand-in.
@@ -53,7 +55,15 @@ from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, get_attack, register
 from robust_mrc.attacks.editing import sentence_spans, stems
 from robust_mrc.attacks.mc.diverse import select_diverse
-from robust_mrc.attacks.pools import OptionPool, describe_pool, describe_source, load_bank, passage_key, pool_for
+from robust_mrc.attacks.pools import (
+    OptionPool,
+    check_bank_coverage,
+    describe_pool,
+    describe_source,
+    load_bank,
+    passage_key,
+    pool_for,
+)
 from robust_mrc.data.text import WORD_RE, jaccard, normalize
 from robust_mrc.papers import cite
 
@@ -209,6 +219,7 @@ class _BankAttack(Attack):
     "stand-in", :meth:`resources` are the stand-in's and :meth:`provenance` names it."""
 
     stand_in: ClassVar[str] = ""
+    bank_command: ClassVar[str] = ""  # the module that makes a bank file
     _bank: dict | None = None
     _stand_in: Attack | None = None
     _source: dict | None = None
@@ -226,9 +237,14 @@ class _BankAttack(Attack):
         object.__setattr__(self, "method", "stand-in")
         self._stand_in = stand_in.setup(context)
 
-    def _use_bank(self, bank) -> None:
+    def _use_bank(self, bank, context: AttackContext) -> None:
+        """The bank ``bank`` (a file or a dict), checked against the questions the context will
+        attack (:func:`~robust_mrc.attacks.pools.check_bank_coverage`) where it names them."""
         self._bank = load_bank(bank)
         self._source = {"bank": describe_source(bank)}
+        if context.targets:
+            name = "given in memory" if isinstance(bank, dict) else str(bank)
+            check_bank_coverage(self._bank, name, context.targets, self.name, f"python -m {self.bank_command}")
 
     def resources(self) -> dict[str, str]:
         return self._stand_in.resources() if self._stand_in is not None else dict(self._source or {})
@@ -281,6 +297,7 @@ class DistractorExtraction(_BankAttack):
     task = "mc"
     paper = cite("advrace")
     stand_in = "de_lexical"
+    bank_command = "robust_mrc.banks.de"
     description = (
         "replace the wrong options by passage spans of a span extractor trained on the training set "
         "(bank: auto, cached) or read from a bank file"
@@ -306,7 +323,7 @@ class DistractorExtraction(_BankAttack):
     def prepare(self, context: AttackContext) -> None:
         mode = _bank_mode(self.bank)
         if mode == "given":
-            return self._use_bank(self.bank)
+            return self._use_bank(self.bank, context)
         if mode == "none":
             return self._fall_back("bank=none", context, top=self.top)
         train, targets = list(context.pool_examples or []), list(context.targets or [])
@@ -429,6 +446,7 @@ class DistractorGeneration(_BankAttack):
     task = "mc"
     paper = cite("advrace")
     stand_in = "dg_retrieval"
+    bank_command = "robust_mrc.banks.dg"
     description = (
         "replace the wrong options by those a trained seq2seq generator makes (bank: auto with generator=, cached) or read from a bank file"
     )
@@ -440,7 +458,7 @@ class DistractorGeneration(_BankAttack):
     def prepare(self, context: AttackContext) -> None:
         mode = _bank_mode(self.bank)
         if mode == "given":
-            return self._use_bank(self.bank)
+            return self._use_bank(self.bank, context)
         retrieval = {"pool": self.pool, "beam": self.beam}
         if mode == "none":
             return self._fall_back("bank=none", context, **retrieval)

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir, locked
+from robust_mrc.core.errors import UserError
 
 _LEXNAMES = (
     "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute "
@@ -67,16 +68,40 @@ def _build(source: Path, into: Path) -> None:
     (into / _STAMP).write_text(str(source))  # last: a directory with a stamp is complete
 
 
+class CacheNotWritable(UserError, RuntimeError):
+    """The directory a resource's copy goes to cannot be written; the message names it."""
+
+
+def _not_writable(target: Path | None, err: OSError) -> CacheNotWritable:
+    """``target``: the directory given, or None for the cache directory's."""
+    what = f"{err.strerror or type(err).__name__}: {err.filename or target}"
+    if target is not None:
+        return CacheNotWritable(f"cannot copy WordNet into {target} ({what}): give a writable directory")
+    env = os.environ.get("ROBUST_MRC_CACHE")
+    where = f"ROBUST_MRC_CACHE={env}" if env else "the cache directory ~/.cache/robust_mrc (ROBUST_MRC_CACHE unset)"
+    return CacheNotWritable(
+        f"cannot copy WordNet into the cache ({what}): {where} is not writable; set the environment "
+        "variable ROBUST_MRC_CACHE to a writable directory"
+    )
+
+
 def prepare_nltk_wordnet(source: Path | None = None, target: Path | None = None) -> Path:
     """Copy the WordNet files into ``<target>/corpora/wordnet`` (+ ``lexnames``); return that dir.
 
     ``target`` defaults to ``<cache_dir>/nltk_data``; ``NLTK_DATA=<target>`` then also lets
-    ``nltk.corpus.wordnet`` find it. Safe to call from several processes at once.
+    ``nltk.corpus.wordnet`` find it. Safe to call from several processes at once. A directory that
+    cannot be written: :class:`CacheNotWritable` naming it (and ``ROBUST_MRC_CACHE``).
     """
     source = source or wordnet_source()
     if source is None:
         raise ResourceMissing(WORDNET_HINT)
-    target = target or cache_dir() / "nltk_data"
+    try:
+        return _copy_wordnet(source, target or cache_dir() / "nltk_data")
+    except OSError as err:
+        raise _not_writable(target, err) from err
+
+
+def _copy_wordnet(source: Path, target: Path) -> Path:
     corpora = target / "corpora"
     root = corpora / "wordnet"
     if _is_ready(root, source):

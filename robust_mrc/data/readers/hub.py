@@ -2,16 +2,20 @@
 
 Rows are converted with the same record converters as the local files, so that a hub split and
 the same split read from a file give equal examples. When the hub cannot be reached (offline,
-no network) a one-line :class:`HubUnavailableError` says so and points at the local readers. The
+no network) a one-line :class:`HubUnavailableError` says so and points at the local readers; the
+hub is probed first (:func:`robust_mrc.core.hub.hub_reachable`, at most 2 s), and when it does not
+answer the data set is read from the local ``datasets`` cache in offline mode, with no retries. The
 row converters (:func:`race_table`, :func:`squad_table`) also read a ``datasets`` dataset on disk
 (:mod:`.hf_dataset`), with its ``edits`` column where there is one.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from robust_mrc.core.hub import HUB_PROBE_SECONDS, hub_endpoint, hub_reachable, offline_mode
 from robust_mrc.data.errors import DataFormatError, HubUnavailableError
 from robust_mrc.data.examples import Edit, MCExample, SpanExample
 from robust_mrc.data.readers._common import Collector, RecordError, keep, unique_ids
@@ -63,12 +67,36 @@ def load_hub(name: str, subset: str | None, split: str | None, local_hint: str) 
         import datasets
     except ImportError as e:  # pragma: no cover - datasets is a dependency
         raise RuntimeError(f"data set {name!r}: the 'datasets' package is needed to read from the hub") from e
+    unreachable = not offline_mode() and not hub_reachable()
     try:
-        return datasets.load_dataset(name, subset, split=split)
+        with _offline(unreachable):
+            return datasets.load_dataset(name, subset, split=split)
     except Exception as e:  # noqa: BLE001 - classify, then re-raise with our message
         if _is_offline_error(e):
-            raise HubUnavailableError(name, _short(e), local_hint) from None
+            host, port = hub_endpoint()
+            detail = (
+                f"no connection to {host}:{port} within {HUB_PROBE_SECONDS:g} s, and not in the local cache" if unreachable else _short(e)
+            )
+            raise HubUnavailableError(name, detail, local_hint) from None
         raise DataFormatError(name, None, f"cannot load from the hub: {type(e).__name__}: {_short(e)}") from e
+
+
+@contextlib.contextmanager
+def _offline(on: bool) -> Iterator[None]:
+    """``datasets`` and ``huggingface_hub`` in offline mode while ``on`` (the local cache only, no
+    request and so no retries), as ``HF_HUB_OFFLINE=1`` would set them."""
+    if not on:
+        yield
+        return
+    import datasets
+    from huggingface_hub import constants
+
+    saved = datasets.config.HF_HUB_OFFLINE, constants.HF_HUB_OFFLINE
+    datasets.config.HF_HUB_OFFLINE = constants.HF_HUB_OFFLINE = True
+    try:
+        yield
+    finally:
+        datasets.config.HF_HUB_OFFLINE, constants.HF_HUB_OFFLINE = saved
 
 
 def iter_hub_race(name: str, subset: str | None, split: str | None, collector: Collector) -> Iterator[MCExample]:
