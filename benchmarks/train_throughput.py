@@ -19,6 +19,12 @@ On-the-fly attacks: ``--variants ours,ours_mix,ours_augmented_option --workers 1
 ``attack=none``, ``attack=mix`` and ``attack=augmented_option`` policies and prints each one's
 training examples per second (items actually trained on, attacked copies included) as a ratio
 against ``attack=none`` (target: mix >= 0.95x, i.e. the attacks hide in the DataLoader workers).
+
+Embedding-space adversarial training: ``--embedding-adversary freelb,smart,r3f`` adds the variants
+``ours_freelb``, ``ours_smart``, ``ours_r3f`` (``embedding_adversary.method=...`` with its default
+settings, ``attack=none``) to ``ours`` and prints each one's training steps per second as a ratio
+to plain training measured in the same run (the same batches: the ratio of examples/s is the ratio
+of steps/s).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from robust_mrc.core.settings import EMBEDDING_ADVERSARIES  # noqa: E402
 from robust_mrc.data.cloze import fill_blank  # noqa: E402
 from robust_mrc.data.readers import load_examples  # noqa: E402
 from robust_mrc.models.backbone import resolve_pretrained  # noqa: E402
@@ -78,7 +85,7 @@ def policy_datamodule(task_cfg: dict, tok, splits: dict, args, attack: str):
     )
 
 
-def run_ours(examples, args, attack: str = "none") -> float:
+def run_ours(examples, args, attack: str = "none", adversary: str | None = None) -> float:
     import pytorch_lightning as pl
     from omegaconf import OmegaConf
 
@@ -101,6 +108,10 @@ def run_ours(examples, args, attack: str = "none") -> float:
         attack = "none"
     dm = policy_datamodule(task_cfg, tok, splits, args, attack)
     module = MultipleChoiceModule(model_cfg, task_cfg)
+    if adversary:
+        from robust_mrc.core import settings as S
+
+        module.embedding_adversary = S.complete(S.EmbeddingAdversarySettings, {"method": adversary})
     timer = StepTimer()
 
     class Cb(pl.Callback):
@@ -118,7 +129,9 @@ def run_ours(examples, args, attack: str = "none") -> float:
         callbacks=[Cb()],
     )
     trainer.fit(module, datamodule=dm)
-    print(f"    {attack}: {timer.token_stats()}", flush=True)
+    print(
+        f"    {attack}{'+' + adversary if adversary else ''}: {timer.token_stats()}, {timer.steps / timer.seconds:.3f} steps/s", flush=True
+    )
     return timer.examples_per_second(args.batch_size)
 
 
@@ -253,6 +266,7 @@ def main(argv=None) -> dict:
     p.add_argument("--dropout", type=float, default=0.1, help="hidden and attention dropout, both sides")
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     p.add_argument("--variants", default="ours,trainer,trainer_grouped")
+    p.add_argument("--embedding-adversary", default="", help="comma-separated: freelb,smart,r3f (variants ours_<method> and ours)")
     p.add_argument("--rounds", type=int, default=1, help="run the variants this many times, interleaved; report the mean")
     p.add_argument("--out", default=str(REPO / "benchmarks" / "results"))
     args = p.parse_args(argv)
@@ -261,8 +275,18 @@ def main(argv=None) -> dict:
         sys.exit(f"--data {args.data}: not found (RACE-M lives in ../shared/data/race in the workplace)")
     examples = list(load_examples(args.data, limit=args.examples))
     variants = args.variants.split(",")
+    adversaries = [m for m in args.embedding_adversary.split(",") if m]
+    for method in adversaries:
+        if method not in EMBEDDING_ADVERSARIES:
+            sys.exit(f"--embedding-adversary {method!r}: one of {', '.join(EMBEDDING_ADVERSARIES)}")
+    if adversaries:
+        variants = list(dict.fromkeys([*variants, "ours", *(f"ours_{m}" for m in adversaries)]))
     for variant in variants:
-        if variant not in ATTACK_VARIANTS and variant not in ("trainer", "trainer_grouped"):
+        if (
+            variant not in ATTACK_VARIANTS
+            and variant not in ("trainer", "trainer_grouped")
+            and variant.removeprefix("ours_") not in adversaries
+        ):
             sys.exit(f"unknown variant {variant!r}")
     rates: dict[str, list[float]] = {v: [] for v in variants}
     for r in range(args.rounds):  # interleaved (A B A B): slow drift of the machine hits every variant alike
@@ -270,6 +294,8 @@ def main(argv=None) -> dict:
             t = time.perf_counter()
             if variant in ATTACK_VARIANTS:
                 rate = run_ours(examples, args, ATTACK_VARIANTS[variant])
+            elif variant.removeprefix("ours_") in adversaries:
+                rate = run_ours(examples, args, adversary=variant.removeprefix("ours_"))
             else:
                 rate = run_trainer(examples, args, group_by_length=variant == "trainer_grouped")
             rates[variant].append(rate)
@@ -287,6 +313,9 @@ def main(argv=None) -> dict:
         if variant in results and "ours" in results:
             results[f"ratio_{variant}_vs_none"] = results[variant] / results["ours"]
             print(f"{variant} / ours (attack=none): {results[f'ratio_{variant}_vs_none']:.2f}x  (target >= 0.95x for mix)")
+    for method in adversaries:
+        results[f"ratio_ours_{method}_vs_none"] = results[f"ours_{method}"] / results["ours"]
+        print(f"ours_{method} / ours (plain training): {results[f'ratio_ours_{method}_vs_none']:.2f}x steps/s")
     if "ours_mix" in results and "ours_mix_preattacked" in results:
         results["ratio_mix_vs_preattacked"] = results["ours_mix"] / results["ours_mix_preattacked"]
         print(f"ours_mix / ours_mix_preattacked: {results['ratio_mix_vs_preattacked']:.2f}x  (1.0x = attack cost fully hidden)")
@@ -299,6 +328,7 @@ def main(argv=None) -> dict:
         "workers": args.workers,
         "dropout": args.dropout,
         "rounds": args.rounds,
+        "embedding_adversary": adversaries,
         "per_round": rates,
     }
     (Path(args.out) / "train_throughput.json").write_text(json.dumps({**meta, **results}, indent=2))

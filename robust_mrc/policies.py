@@ -22,18 +22,25 @@ Policies (``attack.policy``):
 
 An attack that returns ``None`` (nothing to attack) gives the clean example back: the item is
 counted as ``fallback``.
+
+Cue balance (``attack.balance=p``, any policy): an attacked copy is, with probability ``p``, made
+by its attack's cue construction instead (:data:`CUE_ATTACKS`: the same surface mark, on the gold
+side), so that no surface mark predicts the label. The coin is drawn per copy from
+``(seed, epoch, example id, attack)``, like the copy itself; the cue copy counts under
+``"<cue> (balance)"``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from robust_mrc.attacks import Attack
-from robust_mrc.attacks.apply import attack_example, build_attacks
+from robust_mrc.attacks import Attack, example_rng, get_attack, list_attacks
+from robust_mrc.attacks.apply import AttackSpec, attack_example, build_attack, build_attacks
 from robust_mrc.core import settings as S
 from robust_mrc.core.errors import UserError
 
@@ -43,6 +50,33 @@ AMOUNTS = {"none": (0.0, "replace"), "half": (0.5, "replace"), "full": (1.0, "re
 AMOUNT_NAMES = tuple(AMOUNTS)
 
 Item = tuple[int, "int | None"]
+
+CUE_ATTACKS: dict[tuple[str, str], str] = {
+    ("mc", "addsent"): "diagnosis",
+    ("mc", "distractor_extraction"): "extraction_cue",
+    ("mc", "de_lexical"): "extraction_cue",
+    ("mc", "magnet"): "magnet_cue",
+    ("mc", "extra_option"): "magnet_cue",
+    ("mc", "random_option"): "magnet_cue",
+    ("span", "addsent"): "addsent_cue",
+    ("span", "addonesent"): "addsent_cue",
+    ("span", "addsentmod"): "addsent_cue",
+}
+"""``(task, attack) -> cue attack``: for each attack that marks one side of the answer, the
+construction that puts the same mark on the gold side (the attack family's cue probe).
+
+AddSent's inserted sentence points away from the gold; the diagnosis sentence (Si et al. 2021
+(AdvRACE), appendix D.2) and ``addsent_cue`` (an AddSent-like sentence built from the question and
+the gold answer, Jia & Liang 2017's placement) point at it. Distractors copied from the passage are
+wrong; ``extraction_cue`` copies the passage into the options with the gold among them. A magnet
+option is wrong; ``magnet_cue`` gives the gold option the magnet's look. ``attack.balance`` trains
+on both sides of each mark. Attacks absent here (character and word noise, word replacement,
+generated distractors, paraphrases) mark neither side: balance leaves their copies as they are."""
+
+BALANCE_TAG = "{cue} (balance)"  # the attack name a cue copy counts under (train/items/...)
+
+
+log = logging.getLogger(__name__)
 
 
 class PolicyConfigError(UserError, ValueError):
@@ -65,6 +99,10 @@ class AttackPolicy:
     mode: str = "add"
     seed: int = 0
     fresh_each_epoch: bool = True
+    # cue balance: the share of attacked copies made by their cue attack, and each attack's cue
+    # (None: the attack marks neither side; empty: no cues)
+    balance: float = 0.0
+    cues: list[Attack | None] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
@@ -73,6 +111,10 @@ class AttackPolicy:
             raise PolicyConfigError(f"attack.mode={self.mode!r} is not one of {', '.join(MODES)}")
         if not 0.0 <= self.rate <= 1.0:
             raise PolicyConfigError(f"attack.rate={self.rate} must lie in [0, 1]")
+        if not 0.0 <= self.balance <= 1.0:
+            raise PolicyConfigError(f"attack.balance={self.balance} must lie in [0, 1]")
+        if self.cues and len(self.cues) != len(self.attacks):
+            raise ValueError(f"{len(self.cues)} cue attacks for {len(self.attacks)} attacks")
         if self.policy != "none" and not self.attacks:
             raise PolicyConfigError(f"attack.policy={self.policy} needs at least one entry in attack.attacks")
         if self.policy in ("targeted", "amount", "augmented_option") and len(self.attacks) != 1:
@@ -111,13 +153,37 @@ class AttackPolicy:
                 which[i] = a
         return [(i, which.get(i)) for i in range(n)]
 
+    @property
+    def cue_attacks(self) -> list[Attack]:
+        """The cue attacks that balance may use (none at ``balance=0``)."""
+        return [cue for cue in self.cues if cue is not None] if self.balance > 0 else []
+
     def apply(self, example, attack_index: int | None, epoch: int):
         """``(example, attack name or "clean", status)``; status is clean / attacked / fallback."""
         if attack_index is None:
             return example, "clean", "clean"
+        e = epoch if self.fresh_each_epoch else 0
+        if self.cued(example, attack_index, e):
+            return self.apply_cue(example, attack_index, e)
         attack = self.attacks[attack_index]
-        out, ok = attack_example(attack, example, self.seed, epoch if self.fresh_each_epoch else 0)
+        out, ok = attack_example(attack, example, self.seed, e)
         return out, attack.name, "attacked" if ok else "fallback"
+
+    def cued(self, example, attack_index: int, epoch: int) -> bool:
+        """Whether this copy of ``example`` is made by its attack's cue: a coin of probability
+        ``balance`` from ``(seed, epoch, example id, attack)``; never drawn without a cue."""
+        if self.balance <= 0 or not self.cues or self.cues[attack_index] is None:
+            return False
+        name = self.attacks[attack_index].name
+        return example_rng(self.seed, epoch, example.id, f"{name}\x1fbalance").random() < self.balance
+
+    def apply_cue(self, example, attack_index: int, epoch: int):
+        """The cue copy of ``example`` in place of the attack's, from its own generator
+        ``(seed, epoch, example id, attack -> cue)``: two attacks with one cue give two copies."""
+        attack, cue = self.attacks[attack_index], self.cues[attack_index]
+        out = cue(example, example_rng(self.seed, epoch, example.id, f"{attack.name}\x1f{cue.name}"))
+        tag = BALANCE_TAG.format(cue=cue.name)
+        return (example, tag, "fallback") if out is None else (out, tag, "attacked")
 
 
 def policy_from_config(
@@ -149,6 +215,8 @@ def policy_from_config(
     if targets is None:
         targets = train_examples
     attacks = build_attacks(specs, task, train_examples, training=True, targets=targets) if policy != "none" else []
+    balance = float(cfg["balance"])
+    cues = cue_attacks_for(attacks, task, balance, train_examples, targets)
     return AttackPolicy(
         name=str(cfg["name"] or policy),
         policy=policy,
@@ -157,7 +225,43 @@ def policy_from_config(
         mode=mode,
         seed=seed,
         fresh_each_epoch=bool(cfg["fresh_each_epoch"]),
+        balance=balance,
+        cues=cues,
     )
+
+
+def cue_attacks_for(
+    attacks: Sequence[Attack], task: str, balance: float, train_examples: Sequence | None, targets: Sequence | None
+) -> list[Attack | None]:
+    """Each training attack's cue attack (:data:`CUE_ATTACKS`, None where it has none), built like
+    the attack (:func:`cue_spec`, the same pool and targets). Empty at ``balance=0``; a cue attack
+    that is not registered is a :class:`PolicyConfigError` here, before any epoch."""
+    if balance <= 0 or not attacks:
+        return []
+    registered = {row["name"] for row in list_attacks(task)}
+    cues: list[Attack | None] = []
+    for attack in attacks:
+        name = CUE_ATTACKS.get((task, attack.name))
+        if name is not None and name not in registered:
+            raise PolicyConfigError(
+                f"attack.balance={balance}: the cue attack of {attack.name} ({task}), {name}, is not registered; "
+                f"set attack.balance=0 or leave {attack.name} out of the training attacks"
+            )
+        cues.append(None if name is None else build_attack(cue_spec(attack, name, task), task, train_examples, True, targets))
+    plain = sorted({a.name for a, cue in zip(attacks, cues) if cue is None})
+    paired = ", ".join(f"{a.name} -> {cue.name}" for a, cue in zip(attacks, cues) if cue is not None)
+    log.info("attack.balance=%s: cue copies %s", balance, paired or "none")
+    if plain:
+        log.info("attack.balance leaves %s as they are: they mark neither side of the answer", ", ".join(plain))
+    return cues
+
+
+def cue_spec(attack: Attack, cue: str, task: str) -> AttackSpec:
+    """The spec of ``cue`` for the training ``attack``: the attack's parameters (its entry's
+    ``params`` and ``train_params`` over its defaults) that the cue declares too, so that e.g. the
+    cue of ``addsentmod`` is placed where ``addsentmod`` places its sentence."""
+    declared = set(get_attack(cue, task).params)
+    return AttackSpec(cue, {k: v for k, v in attack.params.items() if k in declared})
 
 
 def attacks_for_task(cfg: Mapping[str, Any], task: str) -> list:

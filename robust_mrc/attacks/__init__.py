@@ -14,6 +14,7 @@ from robust_mrc.attacks.base import (
     AttackUnavailable,
     example_rng,
     get_attack,
+    is_probe,
     list_attacks,
     register,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "ResourceMissing",
     "example_rng",
     "get_attack",
+    "is_probe",
     "list_attacks",
     "register",
 ]

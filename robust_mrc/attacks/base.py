@@ -60,8 +60,12 @@ class Attack:
     task: ClassVar[str] = ""
     paper: ClassVar[str] = ""  # the paper it follows, as people cite it (robust_mrc.papers)
     description: ClassVar[str] = ""
-    # "paper": the paper's method; "stand-in": a model-free substitute under its own name
+    # "paper": the paper's method; "stand-in": a model-free substitute under its own name; "probe": a
+    # cue probe the project builds like the paper's attack
     method: ClassVar[str] = "paper"
+    # a cue probe: the attack family's surface mark put on the gold side (a reader holds, a model that
+    # learnt the mark falls); reports show it apart from the attacks
+    probe: ClassVar[bool] = False
     _prepared: bool = False
 
     def __init__(self, **params: Any):
@@ -142,6 +146,12 @@ def get_attack(name: str, task: str, **params: Any) -> Attack:
         available = sorted(n for n, t in _REGISTRY if t == task)
         raise ValueError(f"unknown attack {name!r} for task {task!r}; available: {', '.join(available)}")
     return cls(**params)
+
+
+def is_probe(name: str | None, task: str) -> bool:
+    """Whether the registered attack ``name`` of ``task`` is a cue probe (False for an unknown name)."""
+    cls = _REGISTRY.get((name, task))
+    return bool(cls is not None and cls.probe)
 
 
 def list_attacks(task: str | None = None) -> list[dict[str, str]]:

@@ -148,6 +148,9 @@ def _check_trainer(c: _Checker) -> None:
 
 def _check_train(c: _Checker) -> None:
     check_settings(c, S.TrainSettings)
+    method = c.value("embedding_adversary.method")
+    if method is not None and c.value("task.name") == "dg":
+        c.problems.append(f"embedding_adversary.method={method} perturbs a reader's answer distribution: use it with task=mc or task=span")
     micro = c.value("micro_batch_size")
     if micro is not None and micro != "auto" and not (isinstance(micro, int) and not isinstance(micro, bool) and micro >= 1):
         c.bad("micro_batch_size", micro, "a whole number >= 1, auto or null")
@@ -157,6 +160,11 @@ def _check_train(c: _Checker) -> None:
         check_model_sizes(c)
     if c.value("attack") is not None:
         check_settings(c, S.AttackSettings, "attack.")
+        from robust_mrc.datamodules.pairs import pairing_problem
+
+        problem = pairing_problem(c.value("attack.policy"), c.value("attack.consistency"))
+        if problem:
+            c.problems.append(problem)
 
 
 def _check_eval(c: _Checker) -> None:

@@ -48,6 +48,43 @@ def _copy(value: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
+EMBEDDING_ADVERSARIES = ("freelb", "smart", "r3f")
+
+
+@dataclass
+class EmbeddingAdversarySettings:
+    """Adversarial training in the input-embedding space (robust_mrc/models/embedding_adversary.py): FreeLB
+    (Zhu et al. 2020), or the smoothness regularisers of SMART (Jiang et al. 2020) and R3F (Aghajanyan et al. 2021)."""
+
+    method: str | None = setting(
+        None, "null (off) | freelb | smart | r3f; task=mc and task=span", "choice", choices=EMBEDDING_ADVERSARIES, null=True
+    )
+    adv_steps: int = setting(2, "freelb: K, perturbed forward passes per step (K - 1 ascent steps between them)", "int", lo=1, hi=64)
+    adv_lr: float = setting(
+        0.1, "freelb: ascent step size (the gradient normalised to unit Frobenius norm per input row)", "number", lo=0.0
+    )
+    adv_init_mag: float = setting(
+        0.1, "freelb: initial perturbation U(-m, m) / sqrt(real tokens x embedding size) per input row; 0 = start at zero", "number", lo=0.0
+    )
+    adv_max_norm: float | None = setting(
+        1.0,
+        "freelb: bound on the perturbation's Frobenius norm per input row (projected after each step); null = no bound",
+        "number",
+        lo=0.0,
+        null=True,
+    )
+    weight: float = setting(
+        1.0, "smart, r3f: lambda, the weight of the symmetric-KL smoothness term added to the task loss", "number", lo=0.0
+    )
+    noise: str = setting(
+        "normal", "smart, r3f: the noise of the perturbation: normal N(0, s^2) | uniform U(-s, s)", "choice", choices=("normal", "uniform")
+    )
+    noise_std: float = setting(1e-5, "smart, r3f: s, the noise scale", "number", lo=0.0)
+    smart_steps: int = setting(1, "smart: ascent steps of the noise on the symmetric KL", "int", lo=1, hi=64)
+    smart_lr: float = setting(1e-3, "smart: ascent step size (the gradient normalised to unit max-norm per input row)", "number", lo=0.0)
+    smart_eps: float = setting(1e-5, "smart: bound on the perturbation's max-norm (each entry within +-eps)", "number", lo=0.0)
+
+
 @dataclass
 class TrainSettings:
     """``python train.py``: the keys of ``conf/config.yaml`` besides its groups."""
@@ -95,6 +132,9 @@ class TrainSettings:
     )
     record_train_items: bool = setting(
         False, "debug: each rank's trained (id, attack, status, digest) in train_items/rank<k>.jsonl", "bool"
+    )
+    embedding_adversary: EmbeddingAdversarySettings = nested(
+        EmbeddingAdversarySettings, "adversarial training in the input-embedding space (FreeLB, SMART, R3F); method=null: off"
     )
 
 
@@ -335,6 +375,23 @@ class AttackSettings:
         "full", "policy=amount: none | half | full | both (Wu et al. 2021)", "choice", choices="robust_mrc.policies:AMOUNT_NAMES"
     )
     fresh_each_epoch: bool = setting(True, "new sample and new attacked copies every epoch", "bool")
+    balance: float = setting(
+        0.0,
+        "share of attacked copies that carry their attack's mark on the gold side instead (its cue construction, "
+        "robust_mrc.policies:CUE_ATTACKS); 0: off",
+        "number",
+        lo=0.0,
+        hi=1.0,
+    )
+    consistency: str | None = setting(
+        None,
+        "kl: each attacked copy trains in the batch of its clean example, plus consistency_weight x the symmetric KL of "
+        "their answer distributions (robust_mrc.datamodules.pairs); batch_size then counts clean examples; null: off",
+        "choice",
+        choices="robust_mrc.models.consistency:KINDS",
+        null=True,
+    )
+    consistency_weight: float = setting(1.0, "attack.consistency: the weight of the KL term in the training loss", "number", lo=0.0)
     attacks: list | None = setting(None, "the training attacks: [{name, params, train_params}]; null: attacks_by_task[task]")
     attacks_by_task: dict | None = setting(None, "the training attacks per task ({mc: [...], span: [...]}) when attacks is null")
     eval: list | None = setting(None, "attacked validation/test sets; null = eval_by_task[task], else the training attacks (params only)")

@@ -27,6 +27,7 @@ from robust_mrc.data.sources import load_splits
 from robust_mrc.datamodules import generation, mc, span
 from robust_mrc.datamodules.datasets import AttackedDataset, ExampleDataset, PolicyDataset, TaggedCollator
 from robust_mrc.datamodules.lengths import LengthLine, TokenCounter, fit_attack_lengths
+from robust_mrc.datamodules.pairs import PairedCollator, PairedPolicyDataset, check_pairing
 from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler, SkipFirst
 from robust_mrc.policies import AttackPolicy, eval_attack_specs, policy_from_config
 
@@ -147,6 +148,8 @@ class QADataModule(pl.LightningDataModule):
                     )
                 else:
                     self._warm(self.policy.attacks)
+                # cue copies (attack.balance) keep their attack's length line: the same mark on the other side
+                self._warm(self.policy.cue_attacks)
         if not self.eval_sets:
             specs = eval_attack_specs(self.attack_cfg, task)
             attacks = build_attacks(specs, task, self.splits.get("train"), targets=self._attack_targets())
@@ -213,15 +216,33 @@ class QADataModule(pl.LightningDataModule):
         trainer = getattr(self, "trainer", None)
         return int(trainer.current_epoch) if trainer is not None else 0
 
-    def train_dataset(self, epoch: int | None = None) -> PolicyDataset:
-        """The items of one epoch under the attack policy (attacks applied on access)."""
+    def train_dataset(self, epoch: int | None = None) -> PolicyDataset | PairedPolicyDataset:
+        """The items of one epoch under the attack policy (attacks applied on access); with
+        ``attack.consistency``, its groups (each example with its attacked copies)."""
         if self.policy is None:
             self.setup("fit")
         examples = self.splits["train"]
         if not examples:
             raise ValueError(f"data={self.data_cfg.get('name')}: the train split is empty")
         epoch = self.current_epoch() if epoch is None else epoch
+        if self.consistency["consistency"]:  # attacked copies in the batch of their clean example
+            check_pairing(self.policy.policy, self.consistency["consistency"])
+            dataset = PairedPolicyDataset(examples, self.policy, epoch)
+            log.info(
+                "attack.consistency=%s: epoch %d trains %d examples with %d attacked copies beside them (batch_size counts examples)",
+                self.consistency["consistency"],
+                epoch,
+                len(dataset),
+                sum(len(group) - 1 for group in dataset.groups),
+            )
+            return dataset
         return PolicyDataset(examples, self.policy, epoch)
+
+    @property
+    def consistency(self) -> dict[str, Any]:
+        """``attack.consistency`` and ``attack.consistency_weight`` (see :mod:`robust_mrc.datamodules.pairs`)."""
+        cfg = S.complete(S.AttackSettings, self.attack_cfg)
+        return {"consistency": cfg["consistency"], "weight": float(cfg["consistency_weight"])}
 
     def train_dataloader(self, epoch: int | None = None) -> DataLoader:
         dataset = self.train_dataset(epoch)
@@ -243,6 +264,8 @@ class QADataModule(pl.LightningDataModule):
         elif world == 1:  # (under DDP Lightning's DistributedSampler replaces it, and starts the epoch again)
             sampler = SkipFirst(sampler, lambda: self.batches_done(n_batches) * self.batch_size)
         collate = TaggedCollator(self.train_collator, digests=self.record_items)
+        if isinstance(dataset, PairedPolicyDataset):
+            collate = PairedCollator(collate, self.task_cfg["name"], self.consistency["weight"])
         # rebuilt every epoch when attacks are drawn afresh: persistent workers would leak.
         # Its own generator: the worker seed drawn by each iterator leaves the global random state
         # (dropout) alone, so a run resumed within an epoch draws what the uninterrupted run drew.
@@ -262,16 +285,19 @@ class QADataModule(pl.LightningDataModule):
             return done
         return 0
 
-    def item_lengths(self, dataset: PolicyDataset) -> list[float]:
+    def item_lengths(self, dataset: PolicyDataset | PairedPolicyDataset) -> list[float]:
         """Estimated token length of each item of an epoch, the key of length-grouped batching:
         the clean example's token count, through its attack's :class:`LengthLine` when attacked
-        (see :mod:`robust_mrc.datamodules.lengths`)."""
+        (see :mod:`robust_mrc.datamodules.lengths`); of a group, its longest item's."""
         if self._clean_tokens is None or len(self._clean_tokens) != len(dataset.examples):
             t = time.perf_counter()
             self._clean_tokens = TokenCounter(self.task_cfg, self.tokenizer)(dataset.examples)
             log.info("token lengths of %d training examples in %.1f s", len(dataset.examples), time.perf_counter() - t)
         lines = [self._attack_lengths.get(a.name, LengthLine()) for a in self.policy.attacks] if self.policy else []
-        return [self._clean_tokens[i] if a is None else lines[a](self._clean_tokens[i]) for i, a in dataset.items]
+        lengths = {(i, a): self._clean_tokens[i] if a is None else lines[a](self._clean_tokens[i]) for i, a in dataset.items}
+        if isinstance(dataset, PairedPolicyDataset):
+            return [max(lengths.get(item, self._clean_tokens[item[0]]) for item in group) for group in dataset.groups]
+        return [lengths[item] for item in dataset.items]
 
     def distributed(self) -> tuple[int, int]:
         """(world size, global rank) of the attached trainer; (1, 0) without one."""

@@ -54,6 +54,10 @@ def _attack_lines(attack: Mapping[str, Any] | None, task: str) -> tuple[list[str
     for key in ("rate", "mode", "amount", "fresh_each_epoch"):
         if attack.get(key) is not None:
             lines.append(f"  - {key}: {attack[key]}")
+    if attack.get("balance"):  # cue-balanced copies (robust_mrc.policies.CUE_ATTACKS)
+        lines.append(f"  - balance: {attack['balance']}")
+    if attack.get("consistency"):
+        lines.append(f"  - consistency: {attack['consistency']} (weight {attack.get('consistency_weight')})")
     attacks = attack.get("attacks")
     if attacks is None:
         attacks = (attack.get("attacks_by_task") or {}).get(task) or []
@@ -64,6 +68,14 @@ def _attack_lines(attack: Mapping[str, Any] | None, task: str) -> tuple[list[str
         params = {**dict(a.get("params") or {}), **dict(a.get("train_params") or {})} if isinstance(a, Mapping) else {}
         lines.append(f"  - attack `{name}`" + (f": {json.dumps(params, default=str)}" if params else ""))
     return lines, names
+
+
+def _embedding_adversary_lines(run_config: Mapping[str, Any] | None) -> list[str]:
+    """The embedding-space adversary of the training run (FreeLB, SMART, R3F), when one was on."""
+    adversary = (run_config or {}).get("embedding_adversary")
+    if not isinstance(adversary, Mapping) or not adversary.get("method"):
+        return []
+    return [f"- embedding-space adversarial training: {json.dumps(dict(adversary), default=str)}"]
 
 
 def _optimiser_lines(run_config: Mapping[str, Any] | None) -> list[str]:
@@ -110,7 +122,11 @@ def _report_table(report: Mapping[str, Any]) -> list[str]:
     columns = [c for c in rows[0] if c != "model"]
     out = ["| model | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
     for r in rows:
-        out.append(f"| {r['model']} | " + " | ".join(f"{r[c]:.4f}" if isinstance(r[c], float) else str(r[c]) for c in columns) + " |")
+        out.append(
+            f"| {r['model']} | "
+            + " | ".join(f"{r[c]:.4f}" if isinstance(r[c], float) else "-" if r[c] is None else str(r[c]) for c in columns)
+            + " |"
+        )
     return out
 
 
@@ -171,6 +187,7 @@ def model_card(
         *data_lines,
         *attack_lines,
         *([f"- seed: {run_config.get('seed')}, batch size: {run_config.get('batch_size')}"] if run_config else []),
+        *_embedding_adversary_lines(run_config),
         *_optimiser_lines(run_config),
         "",
         "The command that trained it:",

@@ -135,6 +135,7 @@ def _train_in(cfg: DictConfig, out: Path) -> dict[str, Any]:
     task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), datamodule.splits)
     model_cfg = OmegaConf.to_container(cfg.model, resolve=True)
     module = MODULES[task](model_cfg, task_cfg, window_batch=datamodule.eval_batch_size)
+    module.embedding_adversary = OmegaConf.to_container(cfg.embedding_adversary) if "embedding_adversary" in cfg else None
     if saved_shapes is not None:
         check_weights_fit(resume, saved_shapes, module)
     if task == "span":

@@ -33,6 +33,8 @@ def gather_by_id(records: dict[str, dict]) -> dict[str, dict]:
 class QAModule(pl.LightningModule):
     task: str = ""
     monitor: str = ""
+    #: the train settings' ``embedding_adversary`` (FreeLB, SMART, R3F: robust_mrc/models/embedding_adversary.py); None: off
+    embedding_adversary: dict | None = None
 
     def __init__(
         self,

@@ -13,6 +13,8 @@ from torchmetrics.functional.classification import multiclass_accuracy
 
 from robust_mrc.data.examples import MAX_OPTIONS
 from robust_mrc.models.base import QAModule
+from robust_mrc.models.consistency import add_consistency
+from robust_mrc.models.embedding_adversary import add_embedding_adversary
 
 
 class MultipleChoiceModule(QAModule):
@@ -30,11 +32,22 @@ class MultipleChoiceModule(QAModule):
     def training_step(self, batch, batch_idx):
         logits = self(batch)
         loss = F.cross_entropy(logits.float(), batch["labels"])
+        loss = add_embedding_adversary(self, loss, batch, logits)  # embedding_adversary: FreeLB, SMART, R3F
+        loss = add_consistency(self, loss, batch, logits)  # attack.consistency: pairs in the batch
         acc = (logits.argmax(-1) == batch["labels"]).float().mean()
         n = len(batch["labels"])
         self.log("train/loss", loss, prog_bar=True, batch_size=n)
         self.log("train/acc", acc, batch_size=n)
         return loss
+
+    def train_outputs(self, batch: dict) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """The task loss and the option logits: one forward pass of the embedding adversary."""
+        logits = self(batch)
+        return F.cross_entropy(logits.float(), batch["labels"]), [logits]
+
+    def distribution_masks(self, batch: dict) -> list[torch.Tensor]:
+        """Where :meth:`train_outputs`' logits hold an answer distribution: the real options."""
+        return [batch["option_mask"]]
 
     def predict_records(self, batch: dict) -> dict[str, dict]:
         logits = self(batch).float()

@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import math
 
+import torch
+
 from robust_mrc.models.base import QAModule
+from robust_mrc.models.consistency import add_consistency
+from robust_mrc.models.embedding_adversary import add_embedding_adversary
 from robust_mrc.models.span_decoding import SpanDecoder, apply_no_answer, merge_span_records, no_answer_decision
 
 
@@ -33,8 +37,21 @@ class SpanQAModule(QAModule):
 
     def training_step(self, batch, batch_idx):
         out = self.backbone(**self.backbone_inputs(batch), start_positions=batch["start_positions"], end_positions=batch["end_positions"])
-        self.log("train/loss", out.loss, prog_bar=True, batch_size=len(batch["ids"]))
-        return out.loss
+        loss = add_embedding_adversary(self, out.loss, batch, out.start_logits, out.end_logits)  # FreeLB, SMART, R3F
+        loss = add_consistency(self, loss, batch, out.start_logits, out.end_logits)  # attack.consistency
+        self.log("train/loss", loss, prog_bar=True, batch_size=len(batch["ids"]))
+        return loss
+
+    def train_outputs(self, batch: dict) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """The task loss and the start and end logits: one forward pass of the embedding adversary."""
+        positions = {k: batch[k] for k in ("start_positions", "end_positions")}
+        out = self.backbone(**self.backbone_inputs(batch), **positions)
+        return out.loss, [out.start_logits, out.end_logits]
+
+    def distribution_masks(self, batch: dict) -> list[torch.Tensor]:
+        """Where :meth:`train_outputs`' start and end logits hold a distribution: a window's real tokens."""
+        mask = batch["attention_mask"].bool()
+        return [mask, mask]
 
     @property
     def n_best(self) -> int:

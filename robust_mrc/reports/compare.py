@@ -6,7 +6,8 @@ attack policy its checkpoint was trained with, read from the training run's ``co
 row per training run (the evaluation directories of one checkpoint join in its row; two runs of
 one policy are told apart by their seeds and followed by their mean and range over seeds; two runs
 of one policy *and* seed by their run directories, with no mean), a column per evaluation set
-(clean first, then each attack, then the average over attacks), values of one metric (``acc`` for
+(clean first, then each attack, then the average over attacks, then the cue probes an evaluation
+report marks: shown like the attacks, never in their average), values of one metric (``acc`` for
 multiple choice, ``f1`` / ``em`` for span QA) from one stage (``test``, or ``val`` when a run has
 no test metrics); ``--ci`` adds the 95 % bootstrap interval an evaluation report holds;
 ``--against ROW`` adds a table of each row minus that one, per set, with a paired bootstrap
@@ -113,7 +114,9 @@ def load_evaluation(run_dir: str | Path, ci: bool = False, report: dict | None =
                 elif ci and key == "ci95":  # {metric: [lo, hi]}, or [lo, hi] of the primary metric
                     value = value if isinstance(value, dict) else {report["primary"]: value}
                     metrics.update({f"{prefix}{k}~ci": v for k, v in value.items()})
-        for set_name in entry["sets"]:  # where the per-question records lie (for --against)
+        for set_name in entry["sets"]:  # where the per-question records lie (for --against); cue probes
+            if (report.get("sets") or {}).get(set_name, {}).get("probe"):
+                metrics[f"{stage}/{set_name}~probe"] = True
             metrics[f"{stage}/{set_name}~records"] = (
                 str(Path(run_dir) / "predictions" / model.replace("/", "__") / f"{set_name}.json"),
                 scorer,
@@ -168,8 +171,9 @@ def load_run(run_dir: str | Path) -> tuple[str, str, dict, str]:
 
 
 def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None = None, seed_means: bool = True) -> list[dict]:
-    """One row per run: ``{"training": name, "clean": x, <attack>: x, ..., "attack avg": x}``; the
-    average is over the attacked sets that every run has (a set only some runs have is shown, not averaged).
+    """One row per run: ``{"training": name, "clean": x, <attack>: x, ..., "attack avg": x, <probe>: x, ...}``;
+    the average is over the attacked sets that every run has (a set only some runs have is shown, not
+    averaged), never over the cue probes (:func:`probe_columns`), which follow it.
 
     With ``seed_means``, after the runs of a policy trained with two or more seeds (names
     ``<policy> s<seed>``), a row ``<policy> mean of N seeds`` of each column's mean (of the seeds
@@ -186,17 +190,28 @@ def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None
             row[attack] = metrics[f"{st}/{attack}/{metric}"]
         rows.append(row)
         intervals.append({c: metrics.get(f"{st}/{metric}~ci" if c == "clean" else f"{st}/{c}/{metric}~ci") for c in ["clean", *attacks]})
-    attack_sets = [set(r) - {"training", "clean"} for r in rows]
+    probes = probe_columns(runs, stage, metric)
+    attack_sets = [set(r) - {"training", "clean"} - probes for r in rows]
     shared = set.intersection(*attack_sets) if attack_sets else set()
     for row in rows:  # over the attacked sets every run has, so that the averages compare
         values = [row[a] for a in sorted(shared)]
         row["attack avg"] = sum(values) / len(values) if values else None
-    columns = ["training", "clean"] + sorted({c for r in rows for c in r} - {"training", "clean", "attack avg"}) + ["attack avg"]
+    attacks = sorted({c for r in rows for c in r} - {"training", "clean", "attack avg"} - probes)
+    columns = ["training", "clean", *attacks, "attack avg", *sorted(probes)]
     out = []
     for row, ci in zip(rows, intervals):
         out.append({"training": row["training"], **{c: _cell(row.get(c), ci.get(c), metric) for c in columns[1:]}})
     if seed_means:
         out += _seed_rows(rows, columns, metric)
+    return out
+
+
+def probe_columns(runs: list[tuple[str, dict]], stage: str | None, metric: str) -> set[str]:
+    """The sets an evaluation report of any run marks as cue probes (``<stage>/<set>~probe``)."""
+    out = set()
+    for _, metrics in runs:
+        st = stage or ("test" if f"test/{metric}" in metrics else "val")
+        out |= {k[len(st) + 1 : -len("~probe")] for k in metrics if k.startswith(f"{st}/") and k.endswith("~probe")}
     return out
 
 
@@ -336,6 +351,12 @@ def compare(args: argparse.Namespace) -> str:
     names = distinct_names([n for n, *_ in loaded], [label for *_, label in loaded])
     named = [(n, m) for n, (_, _, m, _) in zip(names, loaded)]
     table = format_table(comparison_rows(named, metric, args.stage, not args.no_seed_means))
+    probes = probe_columns(named, args.stage, metric)
+    if probes:
+        table += (
+            f"\nCue probes ({', '.join(sorted(probes))}): an attack's surface mark on the correct answer, not in the attack avg; "
+            "a reader holds or gains against clean, a model that learnt the mark falls.\n"
+        )
     if args.against:
         table += f"\n\nDifference against {args.against} (paired 95 % bootstrap interval over the questions both have):\n\n"
         table += format_table(paired_differences(named, args.against, metric, args.stage))

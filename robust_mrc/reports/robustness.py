@@ -7,12 +7,19 @@ share of flipped predictions; written as JSON, CSV, Markdown and a PNG bar chart
      "models": {"best": {"ckpt": "...", "sets": {"clean": {"n": 200, "acc": 0.61, "ci95": [0.54, 0.68],
                                                           "drop": 0.0, "flip": 0.0, ...}, "addsent": {...}},
                          "attack_avg": 0.48, "attack_avg_drop": 0.21}},
+     "sets": {"diagnosis": {"probe": true, ...}, ...},
      "diagnostics": {...}}
 
 ``drop`` = (clean - attacked) / clean of the primary metric (0 when clean is 0); ``flip`` = share
 of the examples present in both sets whose prediction differs from the clean one (multiple
 choice: the chosen option's index, attacks keep the label's position; span QA: the answer text
 after SQuAD normalization).
+
+Cue probes (``diagnosis``, ``extraction_cue``, ``magnet_cue``, ``addsent_cue``: an attack's surface
+mark on the gold side, :func:`robust_mrc.attacks.is_probe`) are marked ``"probe": true`` in
+``sets``, left out of the attack average, and their entries get ``shortcut`` = the probe's primary
+metric minus clean on the same questions: a reader holds or gains (>= 0), a model that learnt the
+mark falls (< 0). The tables show it in a "shortcut" column.
 """
 
 from __future__ import annotations
@@ -20,10 +27,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from robust_mrc.attacks import is_probe
 from robust_mrc.data.writers import atomic_write_text
 from robust_mrc.diagnostics.dpr import different_prediction_ratio
 from robust_mrc.diagnostics.drops import relative_drop
@@ -39,11 +47,11 @@ CLEAN = "clean"
 AVERAGED = ("acc", "em", "f1", "flip")
 
 
-def model_summary(set_metrics: dict[str, dict], primary: str) -> dict[str, Any]:
-    """``attack_avg`` (the primary metric averaged over the attacked sets), its relative drop
-    ``attack_avg_drop`` and absolute ``attack_avg_abs_drop`` against clean, and ``attack_means``:
-    the mean of every metric over the attacked sets (the report's "attack avg" row)."""
-    attacked = [m for name, m in set_metrics.items() if name != CLEAN and primary in m]
+def model_summary(set_metrics: dict[str, dict], primary: str, probes: Collection[str] = ()) -> dict[str, Any]:
+    """``attack_avg`` (the primary metric averaged over the attacked sets, the cue ``probes`` left
+    out), its relative drop ``attack_avg_drop`` and absolute ``attack_avg_abs_drop`` against clean,
+    and ``attack_means``: the mean of every metric over the attacked sets (the report's "attack avg" row)."""
+    attacked = [m for name, m in set_metrics.items() if name != CLEAN and name not in probes and primary in m]
     out: dict[str, Any] = {}
     if attacked:
         out["attack_avg"] = sum(m[primary] for m in attacked) / len(attacked)
@@ -166,11 +174,12 @@ def build_report(
         "notes": [],
     }
     for s in sets.values():
-        report["sets"][s.name] = _provenance(s)
+        report["sets"][s.name] = _provenance(s, task)
     for model, own in model_sets.items():
         for s in own.values():
-            entry = report["sets"].setdefault(s.name, {**_provenance(s), "by_model": {}})
-            entry["by_model"][model] = {k: v for k, v in _provenance(s).items() if k not in ("n", "source")}
+            entry = report["sets"].setdefault(s.name, {**_provenance(s, task), "by_model": {}})
+            entry["by_model"][model] = {k: v for k, v in _provenance(s, task).items() if k not in ("n", "source", "probe")}
+    probes = probe_sets(report)
     for model, per_set in predictions.items():
         entry: dict[str, Any] = {"ckpt": checkpoints[model], "sets": {}}
         clean_records = per_set.get(CLEAN)
@@ -191,12 +200,32 @@ def build_report(
                 model_set=bool(getattr(spec, "model", False)),
                 seed=seed,
             )
-        entry.update(model_summary(entry["sets"], primary))
+        add_shortcuts(entry["sets"], probes, primary)
+        entry.update(model_summary(entry["sets"], primary, probes))
         report["models"][model] = entry
     return report
 
 
-def _provenance(s) -> dict[str, Any]:
+def probe_sets(report: Mapping[str, Any]) -> set[str]:
+    """The names of the report's cue-probe sets."""
+    return {name for name, info in report.get("sets", {}).items() if info.get("probe")}
+
+
+def add_shortcuts(set_metrics: dict[str, dict], probes: Collection[str], primary: str) -> None:
+    """Each probe's ``shortcut``: its ``primary`` metric minus clean's, on the same questions (the
+    negated ``abs_drop``; without pairing, minus the clean set's)."""
+    clean = set_metrics.get(CLEAN, {})
+    for name in probes:
+        m = set_metrics.get(name)
+        if m is None or primary not in m:
+            continue
+        if "abs_drop" in m:
+            m["shortcut"] = -m["abs_drop"]
+        elif primary in clean:
+            m["shortcut"] = m[primary] - clean[primary]
+
+
+def _provenance(s, task: str) -> dict[str, Any]:
     info = {
         "n": len(s.examples),
         "source": s.spec.file or s.spec.attack or CLEAN,
@@ -204,6 +233,8 @@ def _provenance(s) -> dict[str, Any]:
         "cached": s.cached,
         "unchanged": s.fallbacks,
     }
+    if not s.spec.file and is_probe(s.spec.attack, task):
+        info["probe"] = True
     if getattr(s, "search", None):
         info["search"] = s.search
     if getattr(s, "provenance", None):  # what ran: the attack, paper method or stand-in, its paper and resources
@@ -241,7 +272,7 @@ def headline_metrics(report: Mapping[str, Any], model: str) -> dict[str, float]:
     metrics: dict[str, float] = {}
     for set_name, m in report["models"][model]["sets"].items():
         prefix = f"{split}/" if set_name == CLEAN else f"{split}/{set_name}/"
-        for key in ("acc", "em", "f1", "n", "drop", "abs_drop", "flip", "orig_em", "orig_f1", "adv_em", "adv_f1"):
+        for key in ("acc", "em", "f1", "n", "drop", "abs_drop", "flip", "orig_em", "orig_f1", "adv_em", "adv_f1", "shortcut"):
             if key in m:
                 metrics[prefix + key] = float(m[key])
     if "attack_avg" in report["models"][model]:
@@ -251,9 +282,11 @@ def headline_metrics(report: Mapping[str, Any], model: str) -> dict[str, float]:
 
 def report_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Flat rows (model, set, n, metrics..., drop, abs_drop, flip) in model then suite order;
-    the "attack avg" row of a model holds the means over its attacked sets."""
+    the "attack avg" row of a model holds the means over its attacked sets (not the cue probes).
+    With cue probes, a last column "shortcut": a probe's metric minus clean (None on other rows)."""
     rows = []
     metric_names = ["acc"] if report["task"] == "mc" else ["em", "f1"]
+    probes = probe_sets(report)
     for model, entry in report["models"].items():
         for set_name, m in entry["sets"].items():
             row = {"model": model, "set": set_name, "n": int(m.get("n", 0))}
@@ -262,15 +295,20 @@ def report_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
             row["drop"] = float(m.get("drop", 0.0))
             row["abs_drop"] = float(m.get("abs_drop", 0.0))
             row["flip"] = float(m.get("flip", 0.0))
+            if probes:
+                row["shortcut"] = float(m["shortcut"]) if "shortcut" in m else None
             rows.append(row)
         if "attack_avg" in entry:
             means = entry.get("attack_means", {})
-            row = {"model": model, "set": "attack avg", "n": sum(int(m.get("n", 0)) for s, m in entry["sets"].items() if s != CLEAN)}
+            attacked = [m for s, m in entry["sets"].items() if s != CLEAN and s not in probes]
+            row = {"model": model, "set": "attack avg", "n": sum(int(m.get("n", 0)) for m in attacked)}
             for k in metric_names:
                 row[k] = float(means.get(k, entry["attack_avg"] if k == report["primary"] else 0.0))
             row["drop"] = float(entry.get("attack_avg_drop", 0.0))
             row["abs_drop"] = float(entry.get("attack_avg_abs_drop", 0.0))
             row["flip"] = float(means.get("flip", 0.0))
+            if probes:
+                row["shortcut"] = None
             rows.append(row)
     return rows
 
@@ -311,12 +349,26 @@ def markdown(report: Mapping[str, Any]) -> str:
         "drop = relative to clean; "
         "flip = share of predictions changed against clean."
     )
+    probes = probe_sets(report)
+    if probes:
+        lines += [
+            "",
+            f"Cue probes ({', '.join(sorted(probes))}): an attack's surface mark on the correct answer, not in the attack avg; "
+            "shortcut = probe - clean on the same questions (a reader holds or gains; below 0: the model follows the mark).",
+        ]
     lines += ["", format_table(_ci_column(report, rows)) if rows else "no predictions"]
     for note in report.get("notes", []):
         lines.append(f"- {note}")
     ran = what_ran(report)
     if ran:
-        lines += ["", "## What ran", "", "method: `paper` = the paper's method; `stand-in` = a substitute under its own name.", ""]
+        lines += [
+            "",
+            "## What ran",
+            "",
+            "method: `paper` = the paper's method; `stand-in` = a substitute under its own name; "
+            "`probe` = a cue probe built like the paper's attack.",
+            "",
+        ]
         lines += [format_table(ran)]
     lines += diagnostics_markdown(report.get("diagnostics") or {})
     return "\n".join(lines) + "\n"

@@ -89,10 +89,14 @@ def probe_micro_batch(module, task_cfg: Mapping[str, Any], per_process: int, pre
     """``fits(m)``: whether a worst-case micro-batch of ``m`` examples runs forward and backward on
     the current GPU under ``precision`` without running out of memory (answers cached on disk by
     model, task, length, precision and device). Multiple choice: ``max_options`` rows of
-    ``task.max_length`` tokens per example; span: two windows per example."""
+    ``task.max_length`` tokens per example; span: two windows per example; times the forward
+    graphs an embedding adversary keeps for the step's backward."""
     import torch
 
     from robust_mrc.evaluation.cache import fingerprint
+    from robust_mrc.models.embedding_adversary import graphs_per_step
+
+    copies = graphs_per_step(getattr(module, "embedding_adversary", None))
 
     device = torch.device("cuda", torch.cuda.current_device())
     props = torch.cuda.get_device_properties(device)
@@ -104,6 +108,7 @@ def probe_micro_batch(module, task_cfg: Mapping[str, Any], per_process: int, pre
         task_cfg["name"],
         int(task_cfg["max_length"]),
         max_options,
+        *((f"graphs={copies}",) if copies > 1 else ()),
         str(precision),
         props.name,
         props.total_memory,
@@ -121,13 +126,13 @@ def probe_micro_batch(module, task_cfg: Mapping[str, Any], per_process: int, pre
         backbone = module.backbone.to(device)
         length = int(task_cfg["max_length"])
         vocab = int(getattr(backbone.config, "vocab_size", 1000))
-        rows = m * (max_options if task_cfg["name"] == "mc" else 2)
+        rows = m * (max_options if task_cfg["name"] == "mc" else 2) * copies
         ids = torch.randint(5, vocab, (rows, length), device=device)
         mask = torch.ones_like(ids)
         try:
             with torch.autocast("cuda", dtype=autocast, enabled=autocast is not None):
                 if task_cfg["name"] == "mc":
-                    out = backbone(input_ids=ids.view(m, max_options, length), attention_mask=mask.view(m, max_options, length))
+                    out = backbone(input_ids=ids.view(-1, max_options, length), attention_mask=mask.view(-1, max_options, length))
                     loss = out.logits.float().logsumexp(-1).mean()
                 else:
                     out = backbone(input_ids=ids, attention_mask=mask)

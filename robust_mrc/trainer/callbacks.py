@@ -21,7 +21,8 @@ log = logging.getLogger(__name__)
 class AttackCounts(pl.Callback):
     """Counts the training items of each epoch by attack and status (attacked / fallback / clean)
     from the ``attack_tags`` of the batches, and logs them at the end of the epoch as
-    ``train/items/<attack>/<status>`` (summed over ranks) and ``train/items/clean``.
+    ``train/items/<attack>/<status>`` (summed over ranks) and ``train/items/clean``; the cue copies
+    of ``attack.balance`` count apart, as ``<cue> (balance)`` (e.g. ``diagnosis (balance)``).
 
     ``history`` keeps ``{epoch: {(attack, status): count}}`` of this rank.
     """

@@ -17,10 +17,10 @@ out = {}
 pool = mc_examples()
 for name, kw in [("addsent", {}), ("charswap", {}), ("de_lexical", {}), ("diagnosis", {}),
                  ("dg_retrieval", {"pool": pool}), ("magnet", {"pool": ["X y z.", "Q r s.", "A b c."]}),
-                 ("word_replace", {"rate": 0.3})]:
+                 ("word_replace", {"rate": 0.3}), ("extraction_cue", {}), ("magnet_cue", {})]:
     a = get_attack(name, "mc", **kw)
     out["mc/" + name] = [repr(a(e, example_rng(7, 1, e.id, name))) for e in mc_examples()]
-for name in ["addsent", "addonesent", "addsentmod", "random_words", "char_noise", "word_noise"]:
+for name in ["addsent", "addonesent", "addsentmod", "addsent_cue", "random_words", "char_noise", "word_noise"]:
     a = get_attack(name, "span")
     out["span/" + name] = [repr(a(e, example_rng(7, 1, e.id, name))) for e in span_examples()]
 print(json.dumps(out))

@@ -24,6 +24,8 @@ MC_ATTACKS = {
     "random_option",
     "extra_option",
     "diagnosis",
+    "extraction_cue",
+    "magnet_cue",
     "word_replace",
     "paraphrase",
 }

@@ -72,9 +72,13 @@ MC_CASES = [
     ("magnet", {"pool": ["Walk to the river.", "A big green tree.", "Nothing at all."]}),
     ("extra_option", {"pool": ["Walk to the river.", "A big green tree."], "position": "random"}),
     ("addsent", {}),
+    ("extraction_cue", {}),
+    ("magnet_cue", {}),
 ]
 SPAN_CASES = [
     ("addsent", {}),
+    ("addsent_cue", {}),
+    ("addsent_cue", {"position": "random"}),
     ("addonesent", {}),
     ("addsentmod", {}),
     ("random_words", {"position": "random"}),
@@ -124,6 +128,8 @@ def test_span_offsets_and_added_text(ex, seed):
             s, e = next((s, e) for s, e in answer_sentences(ex) if s <= a0.start < e)
             ns = n0.start - (a0.start - s)
             assert new.context[ns : ns + (e - s)] == ex.context[s:e]  # byte-identical, in place
+        elif name == "addsent_cue":  # the cue probe's sentence states the gold answer
+            assert ex.answers[0].text.strip().lower() in new.edits[-1].detail.lower()
         else:
             added = new.edits[-1].detail
             assert ex.answers[0].text.lower() not in added.lower()

@@ -11,7 +11,18 @@ from robust_mrc.attacks.span.addsent import declarative, fake_answers
 from robust_mrc.attacks.span.common import answer_sentences, answer_spans
 from robust_mrc.data.text import TOKEN_RE, word_spans, words
 
-SPAN_ATTACKS = {"addsent", "addonesent", "addsentmod", "addany", "addcommon", "random_words", "char_noise", "word_noise", "paraphrase"}
+SPAN_ATTACKS = {
+    "addsent",
+    "addonesent",
+    "addsentmod",
+    "addsent_cue",
+    "addany",
+    "addcommon",
+    "random_words",
+    "char_noise",
+    "word_noise",
+    "paraphrase",
+}
 
 
 def rng(ex, name, seed=0):

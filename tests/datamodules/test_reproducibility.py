@@ -69,13 +69,13 @@ RECORDED = {
             "dg_retrieval": "42422d7725a2151f",
         },
     },
+    # span mix leaves addsentmod out (a held-out probe, as Jia & Liang 2017)
     ("task=span", "attack=mix"): {
-        "epoch0": "f413be3ceb8d471b/word_noise:attacked,word_noise:attacked,word_noise:attacked",
-        "epoch1": "011e19101b9053bb/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch0": "fd84e261bacbe0c0/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch1": "7dc3b2883fca81cb/word_noise:attacked,word_noise:attacked,word_noise:attacked",
         "validation": {
             "clean": "8cacb5f9a33c349b",
             "addsent": "babb211bbd06478b",
-            "addsentmod": "047ae8fda034e0fd",
             "char_noise": "619abaa940398948",
             "word_noise": "1ccc029706534caa",
         },
@@ -118,6 +118,8 @@ SUITES = {
         "dg_retrieval": "fd050c2e2dad8975",
         "diagnosis": "01429a83557f5cb2",
         "random_option": "6e5522c76e940fa3",
+        "extraction_cue": "2b2e246f707c3cc9",
+        "magnet_cue": "5a434bb01e6bbe01",
     },
     "squad": {
         "clean": "de85df4229686d4f",
@@ -128,6 +130,7 @@ SUITES = {
         "char_noise": "3ecab2fefa062880",
         "char_noise_all": "cb147a3552d70929",
         "word_noise": "7972be45bddd962a",
+        "addsent_cue": "db7b0264bc748e2c",
     },
 }
 

@@ -46,7 +46,18 @@ def test_advrace_suite_writes_a_consistent_report(mc_ckpts, tmp_path):
     cache = tmp_path / "cache"
     metrics, out = run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", f"cache_dir={cache}")
     report = json.loads((out / "report.json").read_text())
-    sets = ["clean", "addsent", "charswap", "distractor_extraction", "distractor_generation", "diagnosis", "magnet"]
+    sets = [
+        "clean",
+        "addsent",
+        "charswap",
+        "distractor_extraction",
+        "distractor_generation",
+        "diagnosis",
+        "extraction_cue",
+        "magnet_cue",
+        "magnet",  # screened per model: after the sets every model shares
+    ]
+    probes = ["diagnosis", "extraction_cue", "magnet_cue"]  # cue probes: not in the attack average
     (model,) = report["models"]
     entry = report["models"][model]
     assert list(entry["sets"]) == sets and report["primary"] == "acc"
@@ -61,14 +72,18 @@ def test_advrace_suite_writes_a_consistent_report(mc_ckpts, tmp_path):
             clean_acc = entry["sets"]["clean"]["acc"]
             assert m["drop"] == pytest.approx((clean_acc - acc) / clean_acc if clean_acc else 0.0, abs=1e-6)
             assert m["flip"] == pytest.approx(sum(preds[i]["pred"] != clean_preds[i]["pred"] for i in preds) / 24)
-    attacked = [entry["sets"][s]["acc"] for s in sets[1:]]
+    attacked = [entry["sets"][s]["acc"] for s in sets[1:] if s not in probes]
     assert entry["attack_avg"] == pytest.approx(sum(attacked) / len(attacked))
+    assert [s for s, info in report["sets"].items() if info.get("probe")] == probes
+    for s in probes:  # the shortcut: the probe's accuracy minus clean's
+        assert entry["sets"][s]["shortcut"] == pytest.approx(entry["sets"][s]["acc"] - entry["sets"]["clean"]["acc"])
     assert metrics["test/acc"] == pytest.approx(entry["sets"]["clean"]["acc"])
     assert metrics["test/charswap/acc"] == pytest.approx(entry["sets"]["charswap"]["acc"])
     # the attacked sets differ from the clean one (and were not all fallbacks)
     assert all(report["sets"][s]["unchanged"] < 24 for s in sets[1:])
     rows = list(csv.DictReader((out / "report.csv").open()))
     assert [r["set"] for r in rows] == sets + ["attack avg"]
+    assert [r["shortcut"] != "" for r in rows] == [s in probes for s in sets] + [False]  # csv: empty elsewhere
     text = (out / "report.md").read_text()
     assert "| addsent" in text and "### Confidence and calibration" in text and "```json" not in text and "nan" not in text
     assert all(m["ci95"][0] <= m["acc"] <= m["ci95"][1] for m in entry["sets"].values())
@@ -117,7 +132,7 @@ def test_second_evaluation_reuses_the_cache_and_gives_the_same_report(mc_ckpts, 
     args = [f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", f"cache_dir={cache}", "diagnostics=[]"]
     _, first = run_eval(tmp_path, *args, name="first")
     cached_sets = sorted(p.name for p in (cache / "sets").iterdir())
-    assert len(cached_sets) == 6  # one file per attacked set
+    assert len(cached_sets) == 8  # one file per attacked set (the screened magnet set: its scores)
 
     def no_model(*a, **k):
         raise AssertionError("the model ran although every prediction is cached")
@@ -327,9 +342,11 @@ def test_span_suite_and_token_vote_ensemble(tmp_path_factory, tmp_path):
     _, out = run_eval(tmp_path, f"ensemble=[{ckpts[0]},{ckpts[1]}]", *SPAN_DATA, "suite=squad", f"cache_dir={tmp_path / 'c'}")
     report = json.loads((out / "report.json").read_text())
     assert report["primary"] == "f1" and set(report["models"]) >= {"ensemble"}
-    sets = ["clean", "addsent", "addonesent", "addsentmod", "random_words", "char_noise", "char_noise_all", "word_noise"]
+    sets = ["clean", "addsent", "addonesent", "addsentmod", "random_words", "char_noise", "char_noise_all", "word_noise", "addsent_cue"]
+    assert report["sets"]["addsent_cue"]["probe"] and not any(report["sets"][s].get("probe") for s in sets[:-1])
     for entry in report["models"].values():
         assert list(entry["sets"]) == sets
+        assert entry["sets"]["addsent_cue"]["shortcut"] == pytest.approx(entry["sets"]["addsent_cue"]["f1"] - entry["sets"]["clean"]["f1"])
         assert all(m["n"] == 12 for m in entry["sets"].values())
     for model, entry in report["models"].items():  # F1 and confidence recomputed from the records
         for name, m in entry["sets"].items():
@@ -361,8 +378,9 @@ def test_report_table_and_plots_go_to_wandb_offline(mc_ckpts, tmp_path, monkeypa
     assert any("reliability" in n for n in images)
     tables = {p.name.split("_")[0]: json.loads(p.read_text()) for p in (run / "files" / "media" / "table").rglob("*.table.json")}
     data, ran = tables["report"], tables["what"]  # eval/report and eval/what_ran
-    assert data["columns"][:3] == ["model", "set", "n"] and len(data["data"]) == 8  # 7 sets + attack avg
-    assert ran["columns"] == ["set", "attack", "method", "paper", "resources"] and len(ran["data"]) == 6  # the attacked sets
+    assert data["columns"][:3] == ["model", "set", "n"] and len(data["data"]) == 10  # 9 sets + attack avg
+    assert data["columns"][-1] == "shortcut"  # the cue probes' column (None on the other rows)
+    assert ran["columns"] == ["set", "attack", "method", "paper", "resources"] and len(ran["data"]) == 8  # the attacked sets
 
 
 def test_model_in_the_loop_sets_are_searched_per_model_and_cached(tmp_path_factory, tmp_path, monkeypatch):

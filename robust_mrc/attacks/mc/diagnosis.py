@@ -33,6 +33,7 @@ class Diagnosis(Attack):
     name = "diagnosis"
     task = "mc"
     paper = cite("advrace")
+    probe = True  # AddSent's cue probe: the inserted sentence holds the correct answer
     description = "insert the question filled with its correct answer into the passage (an easier example)"
 
     @classmethod

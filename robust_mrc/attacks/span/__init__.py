@@ -1,3 +1,3 @@
 """Span-QA (SQuAD style) attacks; importing this package registers them."""
 
-from robust_mrc.attacks.span import addany, addsent, noise  # noqa: F401
+from robust_mrc.attacks.span import addany, addsent, cue, noise  # noqa: F401

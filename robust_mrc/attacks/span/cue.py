@@ -1,0 +1,63 @@
+"""The AddSent cue probe for span QA: AddSent's sentence pointing *at* the gold answer.
+
+Jia & Liang 2017's AddSent adds a sentence made from the altered question and a fake answer: it
+resembles the question but answers something else, so a model trained on it can learn "the added
+sentence never holds the answer" instead of reading. ``addsent_cue`` builds the sentence the same
+way (the same declarative rules, :func:`~robust_mrc.attacks.span.addsent.declarative`, and the same
+tidying) from the question **unaltered** and the **gold** answer, and puts it where ``addsent`` puts
+its sentence (``position=end``, appended; ``start`` / ``random`` as AddSent's). A model that reads
+finds the answer stated once more and holds or gains; one that learnt to avoid the added sentence
+falls: the set is a probe for that shortcut, not an attack (reports keep it out of the attack
+average and show it in their "shortcut" column).
+
+What it promises: the gold answers are the original ones, every ``answer_start`` moved with the
+insertion and still pointing at its text. The new occurrence of the answer in the added sentence is
+not listed as a gold answer: the probe asks whether the model still takes the answer the passage
+gave, and SQuAD's scorers compare answer texts, so a prediction of the new occurrence scores the same.
+None when the example has no non-empty answer.
+"""
+
+from __future__ import annotations
+
+from robust_mrc.attacks import resources as R
+from robust_mrc.attacks.base import Attack, register
+from robust_mrc.attacks.span.addsent.attacks import _clean
+from robust_mrc.attacks.span.addsent.statement import declarative
+from robust_mrc.attacks.span.common import insert_sentence, insertion_point
+from robust_mrc.data.text import TOKEN_RE
+from robust_mrc.papers import cite
+
+
+def cue_sentence(question: str, answer: str, tagger=None) -> str:
+    """AddSent's declarative sentence made from ``question`` as it is and ``answer``."""
+    return _clean(declarative(TOKEN_RE.findall(question), answer, tagger))
+
+
+@register
+class AddSentCue(Attack):
+    name = "addsent_cue"
+    task = "span"
+    paper = cite("jia_liang")
+    probe = True
+    method = "probe"  # the project's construction, built like the paper's attack
+    description = "cue probe built like AddSent: a sentence made from the unaltered question and the gold answer, appended"
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        R.check_tagger(self.params["tagger"], self.name)
+
+    @classmethod
+    def defaults(cls):
+        # position: end (appended, as addsent) | start | random; tagger: auto | spacy | heuristic
+        return {"position": "end", "tagger": None}
+
+    def resources(self) -> dict[str, str]:
+        return {"tagger": R.tagger_name(self.tagger)}
+
+    def apply(self, ex, rng):
+        answer = ex.answers[0].text.strip() if ex.answers else ""
+        if not answer:
+            return None
+        sentence = cue_sentence(ex.question, answer, self.tagger)
+        pos = insertion_point(ex, self.position, rng)
+        return insert_sentence(ex, sentence, pos, self.name, sentence)
