@@ -11,12 +11,14 @@ import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc.config.checks import ConfigError, check_config, check_lengths
+from robust_mrc.core import settings as S
 from robust_mrc.data.writers import atomic_write_json, check_writable
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.datamodules.span import resolve_span_task
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import check_weights_fit, resume_shapes
+from robust_mrc.policies import attacks_for_task
 from robust_mrc.trainer import wandb as tracking
 from robust_mrc.trainer.batching import AUTO, BatchPlan, plan_batches, probe_micro_batch
 from robust_mrc.trainer.build import build_loggers, build_trainer, trainer_arguments, world_size
@@ -49,9 +51,22 @@ def batch_plan(cfg: DictConfig, module, task_cfg: dict) -> BatchPlan:
     args = trainer_arguments(cfg)
     fits = None
     if cfg.micro_batch_size == AUTO and args["accelerator"] in ("gpu", "cuda"):
+        group = examples_per_item(cfg)
         per_process = int(cfg.batch_size) // world_size(args)
-        fits = probe_micro_batch(module, task_cfg, per_process, str(args.get("precision")))
+        fits_examples = probe_micro_batch(module, task_cfg, per_process * group, str(args.get("precision")))
+        fits = (lambda m: fits_examples(m * group)) if group > 1 else fits_examples
     return plan_batches(int(cfg.batch_size), cfg.micro_batch_size, world_size(args), fits)
+
+
+def examples_per_item(cfg: DictConfig) -> int:
+    """The most examples one item of a micro-batch can hold: 1; with ``attack.consistency`` a
+    clean example and its attacked copies (one per training attack at most: :mod:`robust_mrc.datamodules.pairs`)."""
+    if cfg.get("attack") is None:
+        return 1
+    attack = S.complete(S.AttackSettings, OmegaConf.to_container(cfg.attack, resolve=True))
+    if not attack["consistency"] or attack["policy"] in (None, "none"):
+        return 1
+    return 1 + max(1, len(attacks_for_task(attack, cfg.task.name)))
 
 
 def resolve_resume(ckpt_path: str | None, ckpt_dir: Path, hpc_dir: Path | None = None) -> str | None:

@@ -33,6 +33,28 @@ def test_a_plan_splits_the_batch_over_processes_and_micro_batches():
         plan_batches(8, "auto", 1, fits=lambda m: False)
 
 
+def test_auto_micro_batches_with_consistency_are_probed_for_whole_groups(monkeypatch):
+    from robust_mrc.jobs import train as train_job
+
+    asked: list[int] = []
+
+    def probe(module, task_cfg, per_process, precision):
+        return lambda examples: asked.append(examples) or examples <= 15
+
+    monkeypatch.setattr(train_job, "probe_micro_batch", probe)
+    monkeypatch.setattr(train_job, "trainer_arguments", lambda cfg: {"accelerator": "gpu", "devices": 1, "precision": "bf16-mixed"})
+    monkeypatch.setattr(train_job, "world_size", lambda args: 1)
+    plain = make_cfg("attack=mix", "batch_size=16", "micro_batch_size=auto")
+    assert train_job.examples_per_item(plain) == 1
+    assert train_job.batch_plan(plain, None, {}).micro_batch_size == 8  # 8 examples fit, 16 do not
+    paired = make_cfg("attack=mix", "attack.consistency=kl", "batch_size=16", "micro_batch_size=auto")
+    assert train_job.examples_per_item(paired) == 5  # a clean example and one copy per mix attack (4 for mc)
+    asked.clear()
+    assert train_job.batch_plan(paired, None, {}).micro_batch_size == 2  # 2 groups = 10 examples fit, 4 groups = 20 do not
+    assert asked[-1] == 10
+    assert train_job.examples_per_item(make_cfg("attack=none")) == 1
+
+
 def test_settings_that_would_bypass_the_plan_are_refused():
     with pytest.raises(ConfigError, match=r"trainer.accumulate_grad_batches is set by robust-mrc itself \(use batch_size="):
         check_config(make_cfg("+trainer.accumulate_grad_batches=4"))
