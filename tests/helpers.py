@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hydra import compose, initialize_config_dir
 
 from robust_mrc.config.cli import register_resolvers
@@ -28,3 +29,14 @@ def printed_error(err: str) -> str:
     ours = _LOGGING_ERROR.sub("", err).strip()
     assert ours.startswith("Error: ") and "\n" not in ours, err
     return ours
+
+
+def command_error(main, capsys, *args) -> str:
+    """The one line ``main(args)`` (a command line's entry point) printed when it failed on a user's
+    mistake: exit status 1, nothing on stdout, no traceback."""
+    with pytest.raises(SystemExit) as done:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert done.value.code == 1 and not out.strip() and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    return err.strip()

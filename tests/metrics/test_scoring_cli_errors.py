@@ -3,6 +3,7 @@ status 1), ``--debug`` shows the traceback."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 
@@ -10,6 +11,7 @@ import pytest
 
 from robust_mrc.metrics.cli import main
 from robust_mrc.metrics.data_file import ScoringInputError
+from tests.helpers import command_error
 
 
 def _squad(path, ids):
@@ -18,13 +20,7 @@ def _squad(path, ids):
     return path
 
 
-def _error(capsys, *args) -> str:
-    with pytest.raises(SystemExit) as done:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    assert done.value.code == 1 and not out.strip() and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1, err
-    return err.strip()
+_error = functools.partial(command_error, main)  # _error(capsys, *args): the one line it printed
 
 
 @pytest.mark.parametrize("which", ["data", "predictions"])

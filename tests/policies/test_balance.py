@@ -13,11 +13,9 @@ from robust_mrc.attacks import list_attacks
 from robust_mrc.config.checks import ConfigError, check_config
 from robust_mrc.data.synthetic import synthetic_splits
 from robust_mrc.datamodules.datasets import PolicyDataset
-from robust_mrc.datamodules.qa import QADataModule
-from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.policies import CUE_ATTACKS, AttackPolicy, PolicyConfigError, policy_from_config
 from tests.helpers import make_cfg
-from tests.policies.test_policies import loader_batches
+from tests.policies.test_policies import loader_batches, tiny_datamodule
 
 N = 40
 ADDSENT_CHARSWAP = "attack.attacks=[{name: addsent}, {name: charswap}]"
@@ -85,22 +83,8 @@ def test_balance_logs_once_which_attacks_it_leaves_as_they_are(mc_splits, caplog
 
 
 def test_a_share_p_of_the_copies_is_cued_the_same_under_0_and_2_workers(mc_splits):
-    tok = load_tokenizer(make_cfg("model=tiny").model)
     cfg = make_cfg("model=tiny", "attack=addsent", "attack.rate=1.0", "attack.mode=replace", "attack.balance=0.5")
-    runs = []
-    for workers in (0, 2):
-        dm = QADataModule(
-            cfg.task,
-            cfg.data,
-            tok,
-            batch_size=8,
-            num_workers=workers,
-            seed=3,
-            splits=mc_splits,
-            attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True),
-        )
-        dm.setup("fit")
-        runs.append(loader_batches(dm, 0))
+    runs = [loader_batches(tiny_datamodule(cfg, mc_splits, workers), 0) for workers in (0, 2)]
     assert runs[0] == runs[1]
     tags = Counter(tag for _, _, batch_tags in runs[0] for tag in batch_tags)
     assert set(tags) == {("addsent", "attacked"), ("diagnosis (balance)", "attacked")}

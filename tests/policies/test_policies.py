@@ -167,23 +167,26 @@ def loader_batches(dm, epoch):
     return out
 
 
+def tiny_datamodule(cfg, splits, workers: int) -> QADataModule:
+    """The data module of ``cfg`` (a tiny model's tokenizer, batches of 8, seed 3) on ``splits``
+    with ``workers`` DataLoader workers, set up for fitting."""
+    dm = QADataModule(
+        cfg.task,
+        cfg.data,
+        load_tokenizer(cfg.model),
+        batch_size=8,
+        num_workers=workers,
+        seed=3,
+        splits=splits,
+        attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True),
+    )
+    dm.setup("fit")
+    return dm
+
+
 def test_the_same_epoch_under_0_and_2_workers(mc_splits):
-    tok = load_tokenizer(make_cfg("model=tiny").model)
     cfg = make_cfg("model=tiny", "attack=mix")
-    dms = []
-    for workers in (0, 2):
-        dm = QADataModule(
-            cfg.task,
-            cfg.data,
-            tok,
-            batch_size=8,
-            num_workers=workers,
-            seed=3,
-            splits=mc_splits,
-            attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True),
-        )
-        dm.setup("fit")
-        dms.append(dm)
+    dms = [tiny_datamodule(cfg, mc_splits, workers) for workers in (0, 2)]
     for epoch in (0, 1):
         assert loader_batches(dms[0], epoch) == loader_batches(dms[1], epoch)
     assert loader_batches(dms[0], 0) != loader_batches(dms[0], 1)

@@ -3,11 +3,13 @@ tasks: one line naming them (``Error: ...``, exit status 1); ``--debug`` shows t
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
 
 from robust_mrc.reports.compare import CompareError, main
+from tests.helpers import command_error
 
 
 def _train_run(path, task, metrics):
@@ -17,13 +19,7 @@ def _train_run(path, task, metrics):
     return path
 
 
-def _error(capsys, *args) -> str:
-    with pytest.raises(SystemExit) as done:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    assert done.value.code == 1 and not out.strip() and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1, err
-    return err.strip()
+_error = functools.partial(command_error, main)  # _error(capsys, *args): the one line it printed
 
 
 def test_a_missing_or_empty_directory_is_named(tmp_path, capsys):

@@ -37,7 +37,7 @@ from __future__ import annotations
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.editing import match_case, stems
-from robust_mrc.attacks.mc.distractors import _replace_wrong, extract_spans
+from robust_mrc.attacks.mc.distractors import DELexical, _replace_wrong, extract_spans
 from robust_mrc.data.text import WORD_RE, normalize
 from robust_mrc.papers import cite
 
@@ -67,23 +67,16 @@ def untie_words(text: str, tied: set[str], nb) -> tuple[str, int]:
 
 
 @register
-class ExtractionCue(Attack):
+class ExtractionCue(DELexical):
+    """``de_lexical``'s spans and settings (``top``), put on the gold side."""
+
     name = "extraction_cue"
-    task = "mc"
-    paper = cite("advrace")
     probe = True
     method = "probe"  # the project's construction, built like the paper's attack
     description = (
         "cue probe built like DE (de_lexical): where the correct option is a passage span, the wrong options "
         "replaced by passage spans, so every option is copied from the passage"
     )
-
-    @classmethod
-    def defaults(cls):
-        return {"top": 20}
-
-    def resources(self) -> dict[str, str]:
-        return {"extractor": "none: passage windows ranked by the question stems they share"}
 
     def apply(self, ex, rng):
         if not is_passage_span(ex.answer, ex.passage):
