@@ -31,8 +31,40 @@ from robust_mrc.core.errors import ConfigError, run_with_one_line_errors
 def run_command(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)``; a user error becomes ``Error: <message>`` on stderr and exit status 1
     (:func:`robust_mrc.core.errors.run_with_one_line_errors`, which the argparse tools below this
-    room call with their ``--debug``); ``HYDRA_FULL_ERROR=1``: raised with its traceback."""
-    return run_with_one_line_errors(fn, *args, **kwargs)
+    room call with their ``--debug``); ``HYDRA_FULL_ERROR=1``: raised with its traceback. A refused
+    command leaves no run directory behind (:func:`remove_refused_run_dir`)."""
+    try:
+        return run_with_one_line_errors(fn, *args, **kwargs)
+    except SystemExit as refused:
+        if refused.code == 1:
+            remove_refused_run_dir()
+        raise
+
+
+def remove_refused_run_dir() -> Path | None:
+    """After a refused command under ``@hydra.main``: remove the run directory Hydra made for it, when
+    it is this process's own (named ``...-<pid>`` by ``conf/run_dirs``, not a sweep job's or one the
+    user named) and holds only Hydra's files (``.hydra/``, the job's log), and its date folder when that
+    is left empty. Returns the removed directory, or None when there was nothing to remove."""
+    import shutil
+
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return None
+    hydra = HydraConfig.get()
+    run_dir = Path(hydra.runtime.output_dir)
+    own = {".hydra", f"{hydra.job.name}.log"}
+    if not run_dir.name.endswith(f"-{os.getpid()}") or not run_dir.is_dir():
+        return None
+    if any(entry.name not in own for entry in run_dir.iterdir()):
+        return None
+    shutil.rmtree(run_dir, ignore_errors=True)
+    try:
+        run_dir.parent.rmdir()  # the date folder, when no other run is in it
+    except OSError:
+        pass
+    return run_dir
 
 
 def register_resolvers() -> None:

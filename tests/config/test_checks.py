@@ -220,3 +220,14 @@ def test_the_fallback_run_directory_is_made_exclusively(tmp_path, monkeypatch):
     first, second = runtime.new_run_dir(tmp_path), runtime.new_run_dir(tmp_path)
     assert first != second and first.is_dir() and second.is_dir()
     assert first.name == f"03-04-05-000678-{os.getpid()}" and second.name == f"{first.name}-1"
+
+
+def test_a_refused_command_leaves_no_run_directory_of_its_own(tmp_path):
+    """The run directory Hydra makes for a refused command (``...-<pid>``, conf/run_dirs) is removed
+    with its emptied date folder; one the user named is kept with what it holds."""
+    result = run_cli("batch_size=abc", f"hydra.run.dir={tmp_path}/outputs/day/run-${{pid:}}")
+    assert result.returncode == 1 and result.stderr.startswith("Error: ")
+    assert not (tmp_path / "outputs" / "day").exists() and (tmp_path / "outputs").is_dir()
+    named = tmp_path / "named"
+    result = run_cli("batch_size=abc", f"hydra.run.dir={named}")
+    assert result.returncode == 1 and (named / ".hydra").is_dir()

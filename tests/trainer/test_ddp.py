@@ -15,6 +15,7 @@ DistributedSampler pads them with repeated examples. The checks:
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import subprocess
@@ -353,3 +354,59 @@ def test_a_killed_ddp_run_resumes_within_the_epoch_to_the_uninterrupted_run(tmp_
     b = torch.load(tmp_path / "killed" / "checkpoints" / "last.ckpt", weights_only=False)
     assert a["global_step"] == b["global_step"] == 12
     assert all(torch.equal(a["state_dict"][k], b["state_dict"][k]) for k in a["state_dict"])
+
+
+PAIRED_RUN = [
+    "model=tiny",
+    "task=mc",
+    "attack=mix",
+    "attack.attacks=[{name: charswap},{name: addsent}]",
+    "attack.consistency=kl",
+    "attack.balance=0.5",
+    "embedding_adversary.method=freelb",
+    "data.n_train=40",
+    "data.n_val=27",
+    "data.n_test=19",
+    "batch_size=8",
+    f"eval_batch_size={EVAL_BATCH}",
+    "trainer.max_epochs=2",
+    "record_train_items=true",
+    "test_after_fit=false",
+]
+
+
+def test_two_ranks_keep_consistency_groups_whole_under_freelb(tmp_path):
+    """attack.consistency=kl, attack.balance and FreeLB together in two real processes: each clean
+    example trains in one batch of one rank with all its attacked copies (balanced ones included),
+    the two ranks share the epoch's examples, and the consistency and FreeLB losses are logged finite."""
+    launcher_vars = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "ROBUST_MRC_RUN_DIR")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") and k not in launcher_vars}
+    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WANDB_MODE="offline", HF_HUB_OFFLINE="1")
+    cmd = [sys.executable, "train.py", "trainer=ddp_cpu", *PAIRED_RUN, f"output_dir={tmp_path}", f"hydra.run.dir={tmp_path}"]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    ranks = read_items(tmp_path)
+    assert set(ranks) == {0, 1}
+    for epoch in (0, 1):
+        where: dict[str, set] = defaultdict(set)  # id -> {(rank, batch)}
+        rows: dict[str, list] = defaultdict(list)
+        for rank, items in ranks.items():
+            for r in items:
+                if r["epoch"] == epoch:
+                    where[r["id"]].add((rank, r["batch"]))
+                    rows[(r["id"], rank, r["batch"])].append(r["attack"])
+        assert len(where) == 40  # every training example, split between the ranks
+        assert {rank for places in where.values() for rank, _ in places} == {0, 1}
+        attacked = 0
+        for (ex_id, _, _), attacks in rows.items():
+            assert attacks.count("clean") == 1, (ex_id, attacks)  # a copy never trains without its clean example
+            attacked += len(attacks) - 1
+        assert attacked >= 20  # mix: 25 % per attack, each with its clean partner
+        names = {a for attacks in rows.values() for a in attacks}
+        assert {"charswap", "clean"} <= names and any(a.startswith("diagnosis") for a in names)
+    logged = (tmp_path / "csv").rglob("metrics.csv")
+    header, *lines = next(logged).read_text().splitlines()
+    columns = header.split(",")
+    for name in ("train/consistency", "train/adv_loss"):
+        values = [float(line.split(",")[columns.index(name)]) for line in lines if line.split(",")[columns.index(name)]]
+        assert values and all(math.isfinite(v) for v in values), name
