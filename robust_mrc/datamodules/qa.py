@@ -23,6 +23,7 @@ from torch.utils.data import DataLoader, Dataset, RandomSampler
 
 from robust_mrc.attacks.apply import attack_example, build_attacks
 from robust_mrc.core import settings as S
+from robust_mrc.core.malloc import trim
 from robust_mrc.data.sources import load_splits
 from robust_mrc.datamodules import generation, mc, span
 from robust_mrc.datamodules.datasets import AttackedDataset, ExampleDataset, PolicyDataset, TaggedCollator
@@ -270,6 +271,9 @@ class QADataModule(pl.LightningDataModule):
         # Its own generator: the worker seed drawn by each iterator leaves the global random state
         # (dropout) alone, so a run resumed within an epoch draws what the uninterrupted run drew.
         generator = torch.Generator().manual_seed(seed)
+        # the workers fork from this process when the loader is iterated (each epoch under a fresh
+        # policy): hand back the heap's free pages first, so that they do not inherit them
+        trim()
         return self._loader(dataset, self.batch_size, sampler, collate, persistent=not self.fresh_each_epoch, generator=generator)
 
     def batches_done(self, n_batches: int) -> int:
