@@ -26,7 +26,6 @@ from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc.config.checks import check_config
 from robust_mrc.core.errors import UserError
-from robust_mrc.core.malloc import bound_heap
 from robust_mrc.data.sources import load_splits
 from robust_mrc.data.writers import atomic_write_json, atomic_write_text
 from robust_mrc.datamodules.qa import make_collator, prediction_loader
@@ -54,7 +53,6 @@ __all__ = ["CheckpointError", "evaluate", "model_names"]
 def evaluate(cfg: DictConfig) -> dict[str, Any]:
     """Evaluate the checkpoint(s) on ``cfg.data``'s ``cfg.split`` under ``cfg.suite``; write the report."""
     check_config(cfg, "eval")
-    bound_heap()  # robust_mrc/core/malloc.py: batches of changing shapes, a heap that does not grow
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
     paths = model_sources(cfg)

@@ -12,7 +12,6 @@ from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc.config.checks import ConfigError, check_config, check_lengths
 from robust_mrc.core import settings as S
-from robust_mrc.core.malloc import bound_heap
 from robust_mrc.data.writers import atomic_write_json, check_writable
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.datamodules.span import resolve_span_task
@@ -126,7 +125,6 @@ def _floats(metrics: dict) -> dict[str, float]:
 def train(cfg: DictConfig) -> dict[str, Any]:
     """Fit a reader as configured; return (and write to ``metrics.json``) its metrics."""
     check_config(cfg, "train")
-    bound_heap()  # freed activations go back to the system, not into a growing heap (robust_mrc/core/malloc.py)
     tracking.require_logger_credentials(cfg)  # W&B online without a key: before any work
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
