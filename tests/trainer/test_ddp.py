@@ -57,6 +57,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def train_on_two_ranks(overrides: list[str], out: Path) -> None:
+    """``python train.py trainer=ddp_cpu <overrides>`` into ``out``, two gloo ranks on this machine."""
+    launcher_vars = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "ROBUST_MRC_RUN_DIR")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") and k not in launcher_vars}
+    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WANDB_MODE="offline", HF_HUB_OFFLINE="1")
+    cmd = [sys.executable, "train.py", "trainer=ddp_cpu", *overrides, f"output_dir={out}", f"hydra.run.dir={out}"]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+
+
 def read_items(out: Path) -> dict[int, list[dict]]:
     """{rank: rows} of a run's TrainItemLog."""
     return {
@@ -69,12 +79,7 @@ def read_items(out: Path) -> dict[int, list[dict]]:
 def ddp_run(tmp_path_factory):
     assert N_VAL % (WORLD * EVAL_BATCH) and N_TEST % (WORLD * EVAL_BATCH)  # padding happens
     out = tmp_path_factory.mktemp("ddp")
-    launcher_vars = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "ROBUST_MRC_RUN_DIR")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") and k not in launcher_vars}
-    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WANDB_MODE="offline", HF_HUB_OFFLINE="1")
-    cmd = [sys.executable, "train.py", "trainer=ddp_cpu", *RUN, f"output_dir={out}", f"hydra.run.dir={out}"]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    train_on_two_ranks(RUN, out)
     return out, json.loads((out / "metrics.json").read_text())
 
 
@@ -379,12 +384,7 @@ def test_two_ranks_keep_consistency_groups_whole_under_freelb(tmp_path):
     """attack.consistency=kl, attack.balance and FreeLB together in two real processes: each clean
     example trains in one batch of one rank with all its attacked copies (balanced ones included),
     the two ranks share the epoch's examples, and the consistency and FreeLB losses are logged finite."""
-    launcher_vars = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "ROBUST_MRC_RUN_DIR")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") and k not in launcher_vars}
-    env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), WANDB_MODE="offline", HF_HUB_OFFLINE="1")
-    cmd = [sys.executable, "train.py", "trainer=ddp_cpu", *PAIRED_RUN, f"output_dir={tmp_path}", f"hydra.run.dir={tmp_path}"]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    train_on_two_ranks(PAIRED_RUN, tmp_path)
     ranks = read_items(tmp_path)
     assert set(ranks) == {0, 1}
     for epoch in (0, 1):
