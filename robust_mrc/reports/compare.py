@@ -81,9 +81,28 @@ def _training_name(ckpt: str | None, default: str) -> str:
     if not cfg_path.is_file():
         return default
     cfg = _read_config(cfg_path)
+    return f"{training_recipe(cfg, default)} s{OmegaConf.select(cfg, 'seed', default='?')}"
+
+
+def training_recipe(cfg, default: str) -> str:
+    """What a training run's config trained with, as a row name: the attack policy, the inputs
+    when not the full ones, and the training components added to it, e.g.
+    ``mix + consistency kl + balance 0.5 + freelb`` (``default`` where the config names no policy)."""
+    name = str(OmegaConf.select(cfg, "attack.name", default=default))
     inputs = OmegaConf.select(cfg, "task.inputs", default="full")
-    name = str(OmegaConf.select(cfg, "attack.name", default=default)) + ("" if inputs in (None, "full") else f" ({inputs})")
-    return f"{name} s{OmegaConf.select(cfg, 'seed', default='?')}"
+    if inputs not in (None, "full"):
+        name += f" ({inputs})"
+    consistency = OmegaConf.select(cfg, "attack.consistency", default=None)
+    if consistency:
+        weight = OmegaConf.select(cfg, "attack.consistency_weight", default=1.0)
+        name += f" + consistency {consistency}" + ("" if weight in (None, 1, 1.0) else f" x{weight:g}")
+    balance = OmegaConf.select(cfg, "attack.balance", default=0)
+    if balance:
+        name += f" + balance {balance:g}"
+    adversary = OmegaConf.select(cfg, "embedding_adversary.method", default=None)
+    if adversary:
+        name += f" + {adversary}"
+    return name
 
 
 def read_report(run_dir: str | Path) -> dict:
@@ -165,7 +184,7 @@ def load_run(run_dir: str | Path) -> tuple[str, str, dict, str]:
     name, task = run_dir.name, "span" if any(str(k).endswith(("/f1", "/em")) for k in metrics) else "mc"
     if (run_dir / "config.yaml").is_file():
         cfg = _read_config(run_dir / "config.yaml")
-        name = str(OmegaConf.select(cfg, "attack.name", default=name))
+        name = training_recipe(cfg, name)
         task = str(OmegaConf.select(cfg, "task.name", default=task))
     return name, task, metrics, run_dir.name
 

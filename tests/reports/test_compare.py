@@ -141,3 +141,39 @@ def test_against_gives_paired_differences_from_the_prediction_records(tmp_path, 
         main([*dirs, "--against", "nothing s9"])
     err = capsys.readouterr().err
     assert "no such row" in err and "clean s1" in err and "Traceback" not in err
+
+
+def test_rows_name_the_training_components_added_to_the_policy(tmp_path):
+    """Two mix runs of one seed, one with consistency, balance and FreeLB: the row names say so,
+    so they are neither merged nor averaged as seeds of one recipe."""
+    import json
+
+    from omegaconf import OmegaConf
+
+    recipes = {
+        "mix_s42": {"attack": {"name": "mix"}},
+        "robust_s42": {
+            "attack": {"name": "mix", "consistency": "kl", "consistency_weight": 0.5, "balance": 0.5},
+            "embedding_adversary": {"method": "freelb"},
+        },
+        "options_s42": {"attack": {"name": "none", "consistency": None, "balance": 0.0}, "task": {"inputs": "options"}},
+    }
+    dirs = []
+    for run_name, cfg in recipes.items():
+        run = tmp_path / run_name
+        (run / "checkpoints").mkdir(parents=True)
+        OmegaConf.save(OmegaConf.merge({"task": {"name": "mc"}, "seed": 42}, cfg), run / "config.yaml")
+        ev = tmp_path / f"eval_{run_name}"
+        ev.mkdir()
+        models = {"m": {"ckpt": str(run / "checkpoints" / "best.ckpt"), "sets": {"clean": {"n": 10, "acc": 0.5}}}}
+        (ev / "report.json").write_text(json.dumps({"task": "mc", "split": "test", "primary": "acc", "models": models}))
+        dirs.append(str(ev))
+    lines = [line for line in main(dirs).splitlines() if line.startswith("| ")][1:]
+    assert [line.split("|")[1].strip() for line in lines] == [
+        "mix s42",
+        "mix + consistency kl x0.5 + balance 0.5 + freelb s42",
+        "none (options) s42",
+    ]
+    run = write_run(tmp_path / "train_dir", "mix", {"test/acc": 0.5})
+    (run / "config.yaml").write_text("attack:\n  name: mix\n  consistency: kl\n  balance: 0.25\ntask:\n  name: mc\n")
+    assert "| mix + consistency kl + balance 0.25 " in main([str(run)])
