@@ -27,6 +27,18 @@ def shared_data() -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Torch on one thread for a module of tiny-model tests: they run fastest so, as more threads
+    only wait on each other (and on other processes)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="session")
 def tiny_zoo(tmp_path_factory) -> dict[str, Path]:
     """``{conf/model option: directory}``: a tiny random model and tokenizer of each hub

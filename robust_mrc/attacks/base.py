@@ -76,6 +76,10 @@ class Attack:
         self.params: dict[str, Any] = {**declared, **params}
         for key, value in self.params.items():
             object.__setattr__(self, key, value)
+        if "tagger" in declared:  # a part-of-speech tagger's name is checked when the attack is made
+            from robust_mrc.attacks.resources.tagger import check_tagger
+
+            check_tagger(self.params["tagger"], self.name)
 
     @classmethod
     def defaults(cls) -> dict[str, Any]:

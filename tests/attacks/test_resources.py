@@ -152,6 +152,8 @@ def test_tagger_choice(fresh):
         get_attack("addsent", "span", tagger="corenlp")
     with pytest.raises(ValueError, match="attack 'addsent': tagger must be one of"):
         get_attack("addsent", "mc", tagger="corenlp")
+    with pytest.raises(ValueError, match="attack 'addsent_cue': tagger must be one of"):
+        get_attack("addsent_cue", "span", tagger="corenlp")
 
 
 def test_spacy_tagger_missing_says_what_to_install(fresh):

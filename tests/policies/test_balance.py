@@ -6,7 +6,6 @@ import logging
 from collections import Counter
 
 import pytest
-from omegaconf import OmegaConf
 from torch.utils.data import DistributedSampler
 
 from robust_mrc.attacks import list_attacks
@@ -15,24 +14,10 @@ from robust_mrc.data.synthetic import synthetic_splits
 from robust_mrc.datamodules.datasets import PolicyDataset
 from robust_mrc.policies import CUE_ATTACKS, AttackPolicy, PolicyConfigError, policy_from_config
 from tests.helpers import make_cfg
-from tests.policies.test_policies import loader_batches, tiny_datamodule
+from tests.policies.conftest import N
+from tests.policies.test_policies import attack_cfg, loader_batches, tiny_datamodule
 
-N = 40
 ADDSENT_CHARSWAP = "attack.attacks=[{name: addsent}, {name: charswap}]"
-
-
-@pytest.fixture(scope="module")
-def mc_splits():
-    return synthetic_splits("mc", N, 12, 12, 0)
-
-
-@pytest.fixture(scope="module")
-def span_splits():
-    return synthetic_splits("span", N, 12, 12, 0)
-
-
-def attack_cfg(*overrides: str, task: str = "mc") -> dict:
-    return OmegaConf.to_container(make_cfg(f"task={task}", *overrides).attack, resolve=True)
 
 
 def epoch_items(policy: AttackPolicy, examples, epoch: int = 0) -> list:

@@ -13,26 +13,15 @@ import pytest
 from omegaconf import OmegaConf
 from torch.utils.data import DistributedSampler
 
-from robust_mrc.data.synthetic import synthetic_splits
 from robust_mrc.datamodules.datasets import PolicyDataset
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.jobs.train import train
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.policies import AttackPolicy, PolicyConfigError, policy_from_config
 from tests.helpers import make_cfg
+from tests.policies.conftest import N
 
 ROOT = Path(__file__).resolve().parents[2]
-N = 40
-
-
-@pytest.fixture(scope="module")
-def mc_splits():
-    return synthetic_splits("mc", N, 12, 12, 0)
-
-
-@pytest.fixture(scope="module")
-def span_splits():
-    return synthetic_splits("span", N, 12, 12, 0)
 
 
 def attack_cfg(*overrides: str, task: str = "mc") -> dict:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 import re
 
 import pytest
@@ -12,17 +11,7 @@ from robust_mrc.data.examples import MCExample
 from robust_mrc.evaluation.suites import EvalSet, SetSpec
 from robust_mrc.reports.compare import main as compare_main
 from robust_mrc.reports.robustness import build_report, headline_metrics, markdown, report_rows
-
-
-def mc_records(n: int, right: int, seed: int = 0) -> dict[str, dict]:
-    flags = [True] * right + [False] * (n - right)
-    random.Random(seed).shuffle(flags)
-    return {f"q{i}": {"pred": 0 if ok else 1, "label": 0, "probs": [0.7, 0.3]} for i, ok in enumerate(flags)}
-
-
-def mc_metrics(records):
-    return {"acc": sum(r["pred"] == r["label"] for r in records.values()) / len(records)}
-
+from tests.reports.test_tables import mc_metrics, mc_records
 
 RIGHT = {"clean": 30, "addsent": 12, "charswap": 20, "diagnosis": 16, "extraction_cue": 34}  # of 40
 

@@ -158,10 +158,6 @@ class AddSentMC(Attack):
     description = "insert two sentences: the meaning-flipped question filled with a random wrong option"
     neighbour_default = "distributional"
 
-    def __init__(self, **params):
-        super().__init__(**params)
-        R.check_tagger(self.params["tagger"], self.name)
-
     @classmethod
     def defaults(cls):
         # sentences: how many to insert; vectors: nearest-word backend (a GloVe/word2vec path, embeddings,

@@ -42,10 +42,6 @@ class AddSentCue(Attack):
     method = "probe"  # the project's construction, built like the paper's attack
     description = "cue probe built like AddSent: a sentence made from the unaltered question and the gold answer, appended"
 
-    def __init__(self, **params):
-        super().__init__(**params)
-        R.check_tagger(self.params["tagger"], self.name)
-
     @classmethod
     def defaults(cls):
         # position: end (appended, as addsent) | start | random; tagger: auto | spacy | heuristic

@@ -50,10 +50,6 @@ class _AddSentBase(Attack):
     _random = False
     _default_position = "end"
 
-    def __init__(self, **params):
-        super().__init__(**params)
-        R.check_tagger(self.params["tagger"], self.name)
-
     @classmethod
     def defaults(cls):
         # tagger: auto | spacy | heuristic (None: $ROBUST_MRC_TAGGER, else auto)
