@@ -240,33 +240,21 @@ def paired_differences(named: list[tuple[str, dict]], base: str, metric: str, st
     questions (the same resampled questions for both models; seed 0). Only sets both runs have
     per-question records of (evaluation directories); ``-`` elsewhere. A model-in-the-loop set holds
     each model's own attacked version of a question: there the pairing is by question."""
-    from robust_mrc.reports.intervals import bootstrap_ci, question_scores
+    from robust_mrc.reports.intervals import bootstrap_ci
 
     runs = dict(named)
     if base not in runs:
         raise CompareError(f"--against {base!r}: no such row (rows: {', '.join(runs)})")
-
-    def scores(metrics: dict, set_name: str, st: str) -> dict[str, float] | None:
-        found = metrics.get(f"{st}/{set_name}~records")
-        if not found or not Path(found[0]).is_file():
-            return None
-        records = _read_json(Path(found[0]), "prediction records")
-        values = question_scores(records, metric, found[1])
-        return dict(zip(records, values)) if values is not None else None
-
-    def sets_of(metrics: dict, st: str) -> list[str]:
-        return [k[len(st) + 1 : -len("~records")] for k in metrics if k.startswith(f"{st}/") and k.endswith("~records")]
-
     base_metrics = runs[base]
-    st = stage or ("test" if any(k.startswith("test/") for k in base_metrics) else "val")
-    base_scores = {set_name: scores(base_metrics, set_name, st) for set_name in sets_of(base_metrics, st)}  # read once
+    st = stage or _records_stage(base_metrics)
+    base_scores = {set_name: _set_scores(base_metrics, set_name, st, metric) for set_name in _record_sets(base_metrics, st)}  # read once
     out = []
     for name, metrics in named:
         if name == base:
             continue
         row: dict = {"training": f"{name} - {base}"}
         for set_name, b in base_scores.items():
-            a = scores(metrics, set_name, st)
+            a = _set_scores(metrics, set_name, st, metric)
             shared = [i for i in (a or {}) if i in (b or {})]
             if not shared:
                 row[set_name] = "-"
@@ -277,6 +265,56 @@ def paired_differences(named: list[tuple[str, dict]], base: str, metric: str, st
             row[set_name] = f"{fmt.format(sum(diffs) / len(diffs))} [{fmt.format(lo)}, {fmt.format(hi)}]"
         out.append(row)
     return out
+
+
+def by_clean_answer(named: list[tuple[str, dict]], metric: str, stage: str | None = None) -> list[dict]:
+    """Rows ``{"training": name, set: "r / w"}``: each run's mean ``metric`` on an attacked set over
+    the questions it answered right on clean (``r``) and over those it answered wrong (``w``), from
+    its per-question records; right means at least half the metric's maximum (accuracy 1, F1 or EM
+    >= 50). ``r`` is how much of what a model read survives the attack; ``w`` is what it gets
+    right only under attack, where a mark that points away from an option (AddSent's sentence, DE's
+    passage fragments) gives the answer away by elimination: a model that learnt the mark gains
+    there, a reader does not."""
+    full = 1.0 if metric == "acc" else 100.0
+    fmt = "{:.3f}" if metric == "acc" else "{:.1f}"
+    out = []
+    for name, metrics in named:
+        st = stage or _records_stage(metrics)
+        clean = _set_scores(metrics, "clean", st, metric) or {}
+        row: dict = {"training": name}
+        for set_name in _record_sets(metrics, st):
+            attacked = _set_scores(metrics, set_name, st, metric) if set_name != "clean" else None
+            if not attacked:
+                continue
+            halves = []
+            for right in (True, False):
+                values = [attacked[q] for q in attacked if q in clean and (clean[q] >= full / 2) == right]
+                halves.append(f"{fmt.format(sum(values) / len(values))} ({len(values)})" if values else "-")
+            row[set_name] = " / ".join(halves)
+        out.append(row)
+    columns = sorted({c for r in out for c in r} - {"training"})
+    return [{"training": r["training"], **{c: r.get(c, "-") for c in columns}} for r in out]
+
+
+def _records_stage(metrics: dict) -> str:
+    return "test" if any(k.startswith("test/") for k in metrics) else "val"
+
+
+def _record_sets(metrics: dict, st: str) -> list[str]:
+    """The sets of a run with per-question records (evaluation directories)."""
+    return [k[len(st) + 1 : -len("~records")] for k in metrics if k.startswith(f"{st}/") and k.endswith("~records")]
+
+
+def _set_scores(metrics: dict, set_name: str, st: str, metric: str) -> dict[str, float] | None:
+    """``{question id: score}`` of a run on one set, from its prediction records; None without them."""
+    from robust_mrc.reports.intervals import question_scores
+
+    found = metrics.get(f"{st}/{set_name}~records")
+    if not found or not Path(found[0]).is_file():
+        return None
+    records = _read_json(Path(found[0]), "prediction records")
+    values = question_scores(records, metric, found[1])
+    return dict(zip(records, values)) if values is not None else None
 
 
 def _cell(value, interval, metric: str):
@@ -324,6 +362,11 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="ROW",
         help='also a table of each row minus this one ("none s42"), paired 95%% bootstrap intervals',
+    )
+    p.add_argument(
+        "--by-clean",
+        action="store_true",
+        help="also each attacked set's score over the questions a model answered right on clean and over those it answered wrong",
     )
     p.add_argument("--debug", action="store_true", help="show the traceback of a mistake in the runs")
     return p
@@ -379,6 +422,12 @@ def compare(args: argparse.Namespace) -> str:
     if args.against:
         table += f"\n\nDifference against {args.against} (paired 95 % bootstrap interval over the questions both have):\n\n"
         table += format_table(paired_differences(named, args.against, metric, args.stage))
+    if args.by_clean:
+        table += (
+            "\n\nScore on each attacked set over the questions answered right on clean / wrong on clean (question counts in brackets); "
+            "right-on-clean: what a model read and kept under attack; wrong-on-clean: what the attack's mark gave away:\n\n"
+        )
+        table += format_table(by_clean_answer(named, metric, args.stage))
     if ran:
         table += "\n\nWhat ran (attack, paper method or stand-in, paper; resources):\n\n"
         lines = [

@@ -177,3 +177,30 @@ def test_rows_name_the_training_components_added_to_the_policy(tmp_path):
     run = write_run(tmp_path / "train_dir", "mix", {"test/acc": 0.5})
     (run / "config.yaml").write_text("attack:\n  name: mix\n  consistency: kl\n  balance: 0.25\ntask:\n  name: mc\n")
     assert "| mix + consistency kl + balance 0.25 " in main([str(run)])
+
+
+def test_by_clean_splits_each_attacked_set_by_the_clean_answer(tmp_path):
+    """--by-clean: the attacked score over the questions answered right on clean and over those
+    answered wrong, from each model's records (a mark that gives the answer away by elimination
+    shows in the second)."""
+    import json
+
+    from omegaconf import OmegaConf
+
+    run = tmp_path / "mix_s1"
+    (run / "checkpoints").mkdir(parents=True)
+    OmegaConf.save(OmegaConf.create({"attack": {"name": "mix"}, "task": {"name": "mc"}, "seed": 1}), run / "config.yaml")
+    ev = tmp_path / "eval"
+    preds = ev / "predictions" / "m"
+    preds.mkdir(parents=True)
+    right_on = {"clean": set(range(10)), "addsent": {0, 1, 2, 3, 4, *range(10, 18)}}  # of q0..q19
+    for set_name, right in right_on.items():
+        records = {f"q{i}": {"pred": 0 if i in right else 1, "label": 0, "probs": [0.6, 0.4]} for i in range(20)}
+        (preds / f"{set_name}.json").write_text(json.dumps(records))
+    sets = {"clean": {"n": 20, "acc": 0.5}, "addsent": {"n": 20, "acc": 0.65}}
+    models = {"m": {"ckpt": str(run / "checkpoints" / "best.ckpt"), "sets": sets}}
+    (ev / "report.json").write_text(json.dumps({"task": "mc", "split": "test", "primary": "acc", "models": models}))
+    out = main([str(ev), "--by-clean"])
+    row = [line for line in out.split("answered right on clean", 1)[1].splitlines() if line.startswith("| mix s1")]
+    assert [c.strip() for c in row[0].split("|")[2:-1]] == ["0.500 (10) / 0.800 (10)"]
+    assert "answered right on clean" not in main([str(ev)])
