@@ -73,6 +73,11 @@ option is wrong; ``magnet_cue`` gives the gold option the magnet's look. ``attac
 on both sides of each mark. Attacks absent here (character and word noise, word replacement,
 generated distractors, paraphrases) mark neither side: balance leaves their copies as they are."""
 
+CUE_TRAINING_PARAMS: dict[tuple[str, str], dict[str, Any]] = {("span", "addsent_cue"): {"answer": "added"}}
+"""``(task, cue attack) -> parameters`` of a cue copy made for training: a span cue copy trains on
+the answer its added sentence states (``addsent_cue``'s ``answer=added``); kept on the passage's
+span, it would teach once more that the added sentence never holds the answer."""
+
 BALANCE_TAG = "{cue} (balance)"  # the attack name a cue copy counts under (train/items/...)
 
 
@@ -261,7 +266,8 @@ def cue_spec(attack: Attack, cue: str, task: str) -> AttackSpec:
     ``params`` and ``train_params`` over its defaults) that the cue declares too, so that e.g. the
     cue of ``addsentmod`` is placed where ``addsentmod`` places its sentence."""
     declared = set(get_attack(cue, task).params)
-    return AttackSpec(cue, {k: v for k, v in attack.params.items() if k in declared})
+    params = {k: v for k, v in attack.params.items() if k in declared}
+    return AttackSpec(cue, {**params, **CUE_TRAINING_PARAMS.get((task, cue), {})})
 
 
 def attacks_for_task(cfg: Mapping[str, Any], task: str) -> list:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from robust_mrc.attacks import example_rng, get_attack, is_probe, list_attacks
@@ -43,6 +45,32 @@ def test_addsent_cue_states_the_gold_answer_and_keeps_the_offsets(spans, positio
             assert new.context.startswith(sentence)
             assert [a.start for a in new.answers] == [a.start + len(sentence) + 1 for a in ex.answers]
         assert attack(ex, rng(ex, attack.name)) == new
+
+
+@pytest.mark.parametrize("position", ["end", "start", "random"])
+def test_addsent_cue_with_answer_added_trains_on_the_answer_its_sentence_states(spans, position):
+    """answer=added (the cue copies attack.balance trains on): the added sentence's occurrence of
+    the answer leads the gold spans, the passage's follow, every offset on its text."""
+    probe = get_attack("addsent_cue", "span", position=position)
+    attack = get_attack("addsent_cue", "span", position=position, answer="added")
+    for ex in spans:
+        new, as_probe = attack(ex, rng(ex, attack.name)), probe(ex, rng(ex, probe.name))
+        assert new.context == as_probe.context and new.answers[1:] == as_probe.answers
+        first = new.answers[0]
+        assert first.text.lower() == ex.answers[0].text.lower() and new.context[first.start : first.end] == first.text
+        sentence = new.edits[-1].detail  # a synthetic passage may hold the same sentence already
+        assert any(at <= first.start and first.end <= at + len(sentence) for at in occurrences(sentence, new.context))
+        assert all(first.start != a.start for a in new.answers[1:])  # another occurrence than the passage's
+        if position == "end":
+            assert first.start > len(ex.context.rstrip())
+        if position == "start":
+            assert first.end <= len(sentence)
+    with pytest.raises(ValueError, match="attack 'addsent_cue': answer must be one of passage, added"):
+        get_attack("addsent_cue", "span", answer="both")
+
+
+def occurrences(text: str, context: str) -> list[int]:
+    return [m.start() for m in re.finditer(re.escape(text), context)]
 
 
 def test_addsent_cue_is_addsents_sentence_with_the_question_unaltered_and_the_gold_answer(spans):

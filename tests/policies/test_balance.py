@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 
 import pytest
@@ -23,6 +24,11 @@ ADDSENT_CHARSWAP = "attack.attacks=[{name: addsent}, {name: charswap}]"
 def epoch_items(policy: AttackPolicy, examples, epoch: int = 0) -> list:
     ds = PolicyDataset(examples, policy, epoch)
     return [(ds.items[i][0], *ds[i]) for i in range(len(ds))]
+
+
+def occurrences(text: str, context: str) -> list[int]:
+    """Where ``text`` starts in ``context`` (a synthetic passage may already hold the added sentence)."""
+    return [m.start() for m in re.finditer(re.escape(text), context)]
 
 
 def gold(ex):
@@ -156,5 +162,13 @@ def test_each_cue_attack_keeps_labels(task, attack, mc_splits, span_splits):
     items = epoch_items(policy, splits["train"])
     assert {name for _, _, name, _ in items} == {f"{cue} (balance)"}
     assert any(status == "attacked" for *_, status in items)
-    for i, ex, _, _ in items:  # (a span example checks its answers' offsets itself)
-        assert gold(ex) == gold(splits["train"][i])
+    for i, ex, _, status in items:  # (a span example checks its answers' offsets itself)
+        if task == "mc" or status != "attacked":
+            assert gold(ex) == gold(splits["train"][i])
+            continue
+        # a span cue copy trains on the answer its added sentence states; the passage's spans follow
+        assert gold(ex)[1:] == gold(splits["train"][i]) and gold(ex)[0].lower() == gold(ex)[1].lower()
+        first, sentence = ex.answers[0], ex.edits[-1].detail
+        assert first.start not in {a.start for a in ex.answers[1:]}
+        assert ex.context[first.start : first.end] == first.text
+        assert any(at <= first.start and first.end <= at + len(sentence) for at in occurrences(sentence, ex.context))

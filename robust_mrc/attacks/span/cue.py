@@ -11,10 +11,13 @@ falls: the set is a probe for that shortcut, not an attack (reports keep it out 
 average and show it in their "shortcut" column).
 
 What it promises: the gold answers are the original ones, every ``answer_start`` moved with the
-insertion and still pointing at its text. The new occurrence of the answer in the added sentence is
-not listed as a gold answer: the probe asks whether the model still takes the answer the passage
-gave, and SQuAD's scorers compare answer texts, so a prediction of the new occurrence scores the same.
-None when the example has no non-empty answer.
+insertion and still pointing at its text. With ``answer=passage`` (the probe) the new occurrence of
+the answer in the added sentence is not listed: the probe asks whether the model still takes the
+answer the passage gave, and SQuAD's scorers compare answer texts, so a prediction of the new
+occurrence scores the same. With ``answer=added`` (a training copy, ``attack.balance``) the added
+sentence's occurrence is listed first, the span a reader trains on, and the passage's follow: a cue
+copy that kept the passage's span as its target would teach once more that the added sentence never
+holds the answer. None when the example has no non-empty answer.
 """
 
 from __future__ import annotations
@@ -24,8 +27,12 @@ from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.span.addsent.attacks import _clean
 from robust_mrc.attacks.span.addsent.statement import declarative
 from robust_mrc.attacks.span.common import insert_sentence, insertion_point
+from robust_mrc.data.examples import Answer
 from robust_mrc.data.text import TOKEN_RE
 from robust_mrc.papers import cite
+
+#: addsent_cue's ``answer``: which span leads the gold answers
+ANSWERS = ("passage", "added")
 
 
 def cue_sentence(question: str, answer: str, tagger=None) -> str:
@@ -42,10 +49,16 @@ class AddSentCue(Attack):
     method = "probe"  # the project's construction, built like the paper's attack
     description = "cue probe built like AddSent: a sentence made from the unaltered question and the gold answer, appended"
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        if self.answer not in ANSWERS:
+            raise ValueError(f"attack {self.name!r}: answer must be one of {', '.join(ANSWERS)}, got {self.answer!r}")
+
     @classmethod
     def defaults(cls):
-        # position: end (appended, as addsent) | start | random; tagger: auto | spacy | heuristic
-        return {"position": "end", "tagger": None}
+        # position: end (appended, as addsent) | start | random; tagger: auto | spacy | heuristic;
+        # answer: passage (the gold spans as they were) | added (the added sentence's span first)
+        return {"position": "end", "tagger": None, "answer": "passage"}
 
     def resources(self) -> dict[str, str]:
         return {"tagger": R.tagger_name(self.tagger)}
@@ -56,4 +69,19 @@ class AddSentCue(Attack):
             return None
         sentence = cue_sentence(ex.question, answer, self.tagger)
         pos = insertion_point(ex, self.position, rng)
-        return insert_sentence(ex, sentence, pos, self.name, sentence)
+        new = insert_sentence(ex, sentence, pos, self.name, sentence)
+        return stated_answer_first(new, sentence, answer, pos) if self.answer == "added" else new
+
+
+def stated_answer_first(ex, sentence: str, answer: str, near: int):
+    """``ex`` with the ``answer`` stated in its added ``sentence`` (inserted at about ``near``)
+    listed first among its answers, as the sentence writes it (capitalised at its start), the
+    passage's after it; ``ex`` as it is when the sentence does not hold the answer's text."""
+    at = ex.context.find(sentence, max(0, near - 2))
+    offset = sentence.find(answer)
+    if offset < 0:
+        offset = sentence.lower().find(answer.lower())
+    if at < 0 or offset < 0:
+        return ex
+    start = at + offset
+    return ex.replace(answers=(Answer(ex.context[start : start + len(answer)], start), *ex.answers))
