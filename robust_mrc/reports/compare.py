@@ -427,7 +427,8 @@ def compare(args: argparse.Namespace) -> str:
             "\n\nScore on each attacked set over the questions answered right on clean / wrong on clean (question counts in brackets); "
             "right-on-clean: what a model read and kept under attack; wrong-on-clean: what the attack's mark gave away:\n\n"
         )
-        table += format_table(by_clean_answer(named, metric, args.stage))
+        split = by_clean_answer(named, metric, args.stage)
+        table += format_table(split) if any(len(r) > 1 for r in split) else "(no per-question records: give evaluate.py directories)\n"
     if ran:
         table += "\n\nWhat ran (attack, paper method or stand-in, paper; resources):\n\n"
         lines = [

@@ -204,3 +204,5 @@ def test_by_clean_splits_each_attacked_set_by_the_clean_answer(tmp_path):
     row = [line for line in out.split("answered right on clean", 1)[1].splitlines() if line.startswith("| mix s1")]
     assert [c.strip() for c in row[0].split("|")[2:-1]] == ["0.500 (10) / 0.800 (10)"]
     assert "answered right on clean" not in main([str(ev)])
+    trained = write_run(tmp_path / "train_dir", "mix", {"test/acc": 0.5})  # a training run has no records
+    assert "no per-question records: give evaluate.py directories" in main([str(trained), "--by-clean"])
