@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
+from robust_mrc.attacks.editing import insert_at
 from robust_mrc.attacks.span.addsent.attacks import _clean
 from robust_mrc.attacks.span.addsent.statement import declarative
 from robust_mrc.attacks.span.common import insert_sentence, insertion_point
@@ -70,18 +71,20 @@ class AddSentCue(Attack):
         sentence = cue_sentence(ex.question, answer, self.tagger)
         pos = insertion_point(ex, self.position, rng)
         new = insert_sentence(ex, sentence, pos, self.name, sentence)
-        return stated_answer_first(new, sentence, answer, pos) if self.answer == "added" else new
+        if self.answer == "passage":
+            return new
+        at = insert_at(ex.context, pos, sentence)[1]  # where insert_sentence put the (stripped) sentence
+        return stated_answer_first(new, sentence.strip(), at, answer)
 
 
-def stated_answer_first(ex, sentence: str, answer: str, near: int):
-    """``ex`` with the ``answer`` stated in its added ``sentence`` (inserted at about ``near``)
-    listed first among its answers, as the sentence writes it (capitalised at its start), the
-    passage's after it; ``ex`` as it is when the sentence does not hold the answer's text."""
-    at = ex.context.find(sentence, max(0, near - 2))
+def stated_answer_first(ex, sentence: str, at: int, answer: str):
+    """``ex`` with the ``answer`` stated in its added ``sentence`` (at offset ``at`` of its
+    context) listed first among its answers, as the sentence writes it (capitalised at its start),
+    the passage's after it; ``ex`` as it is when the sentence does not hold the answer's text."""
     offset = sentence.find(answer)
     if offset < 0:
         offset = sentence.lower().find(answer.lower())
-    if at < 0 or offset < 0:
+    if offset < 0:
         return ex
     start = at + offset
     return ex.replace(answers=(Answer(ex.context[start : start + len(answer)], start), *ex.answers))
