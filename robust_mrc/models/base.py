@@ -19,7 +19,7 @@ import pytorch_lightning as pl
 from robust_mrc.core import settings as S
 from robust_mrc.core.distributed import gather_objects
 from robust_mrc.models.backbone import load_backbone
-from robust_mrc.models.optim import build_optimizer
+from robust_mrc.models.optim import build_optimizer, clip_gradients, unscales_in_step
 
 
 def gather_by_id(records: dict[str, dict]) -> dict[str, dict]:
@@ -58,7 +58,23 @@ class QAModule(pl.LightningModule):
 
     # -- optimisation ---------------------------------------------------------------------
     def configure_optimizers(self):
-        return build_optimizer(self.backbone, self.model_cfg["optim"], int(self.trainer.estimated_stepping_batches))
+        # with loss scaling (16-mixed) a fused AdamW unscales inside its step, after clipping has run:
+        # where both scaling and clipping are on, the unfused one
+        scaled = self._loss_scaler() is not None and bool(self.trainer.gradient_clip_val)
+        return build_optimizer(
+            self.backbone, self.model_cfg["optim"], int(self.trainer.estimated_stepping_batches), fused=False if scaled else None
+        )
+
+    def _loss_scaler(self):
+        return getattr(self.trainer.precision_plugin, "scaler", None)
+
+    def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None):
+        """Lightning refuses to clip for a fused AdamW under any mixed precision, bf16 too. Without a
+        loss scaler (bf16-mixed, 32-true) its gradients are the true ones: they are clipped here."""
+        if gradient_clip_val and unscales_in_step(optimizer) and self._loss_scaler() is None:
+            clip_gradients(optimizer, float(gradient_clip_val), str(gradient_clip_algorithm or "norm"))
+            return
+        super().configure_gradient_clipping(optimizer, gradient_clip_val, gradient_clip_algorithm)
 
     def backbone_inputs(self, batch: dict) -> dict:
         return {k: batch[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch}

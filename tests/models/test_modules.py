@@ -90,3 +90,45 @@ def test_span_metrics_cover_only_the_examples_seen(tokenizer):
     ex = SpanExample("s", "He lives in Lisbon.", "Where?", (Answer("Lisbon", 12),))
     out = module.predict_records(SpanCollator(tokenizer, 64, 16)([ex]))
     assert set(out) == {"s"} and out["s"]["golds"] == ["Lisbon"]
+
+
+@pytest.mark.parametrize("precision", ["bf16-mixed", "16-mixed"])
+def test_gpu_optimizer_trains_with_its_gradients_clipped(tokenizer, monkeypatch, precision):
+    """The GPU default, a fused AdamW, with gradient clipping: under bf16-mixed Lightning alone
+    refuses to clip for it, and the module clips the true gradients itself (no loss scaler); under
+    16-mixed the loss scaler's gradients must be unscaled before clipping, so the AdamW is unfused."""
+    import pytorch_lightning as pl
+
+    from robust_mrc.models import base, optim
+
+    def as_on_gpu(*args, fused=None, **kwargs):  # where the module leaves the choice, a fused AdamW
+        return optim.build_optimizer(*args, fused=True if fused is None else fused, **kwargs)
+
+    monkeypatch.setattr(base, "build_optimizer", as_on_gpu)
+
+    def norm(optimizer):
+        grads = [p.grad.detach().float().norm() for g in optimizer.param_groups for p in g["params"] if p.grad is not None]
+        return float(torch.stack(grads).norm())
+
+    class Spy(MultipleChoiceModule):
+        def configure_gradient_clipping(self, optimizer, *args, **kwargs):
+            self.norms.append(norm(optimizer))
+            super().configure_gradient_clipping(optimizer, *args, **kwargs)
+            self.norms.append(norm(optimizer))
+
+    module = Spy({**TINY, "optim": {"lr": 1e-2}}, {"name": "mc", "max_length": 32})
+    module.norms = []
+    exs = [MCExample(str(i), f"passage {i} says {i}", "which?", (str(i), str(i + 1), "z"), 0) for i in range(8)]
+    loader = torch.utils.data.DataLoader(exs, batch_size=4, collate_fn=MCCollator(tokenizer, 32))
+    # on a CPU, Lightning turns precision="16-mixed" into bf16: the plugin with its loss scaler given whole
+    amp = pl.plugins.precision.MixedPrecision(precision, "cpu", torch.amp.GradScaler("cpu") if precision == "16-mixed" else None)
+    trainer = pl.Trainer(
+        accelerator="cpu", plugins=[amp], gradient_clip_val=1e-3, max_steps=3, logger=False,
+        enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
+    )  # fmt: skip
+    trainer.fit(module, loader)
+    assert trainer.global_step == 3 and (trainer.precision_plugin.scaler is not None) == (precision == "16-mixed")
+    assert bool(trainer.optimizers[0].defaults["fused"]) == (precision == "bf16-mixed")
+    before, after = module.norms[0::2], module.norms[1::2]
+    assert len(after) == 3 and min(before) > 1e-3  # unscaled (16-mixed: Lightning unscales before the hook)
+    assert max(after) <= 1e-3 * 1.01
