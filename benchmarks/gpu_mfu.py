@@ -245,6 +245,11 @@ def main(argv=None) -> dict:
     p.add_argument("--compile", action="store_true", help="torch.compile the backbone (train.py compile=true)")
     p.add_argument("--lightning-profiler", default=None, help="Trainer(profiler=...): simple | advanced | pytorch")
     p.add_argument("--smoke", action="store_true", help="a 2-layer model: try the script on a CPU")
+    p.add_argument(
+        "--de-bank",
+        default="none",
+        help="the DE bank of attack=mix: none (model-free stand-in, the default: no extractor training first) | auto | PATH",
+    )
     p.add_argument("--out", default=None, help="write the results as JSON here")
     args = p.parse_args(argv)
 

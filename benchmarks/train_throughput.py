@@ -59,10 +59,17 @@ ATTACK_VARIANTS = {
 }
 
 
-def attack_config(name: str) -> dict:
+def attack_config(name: str, de_bank: str | None = "none") -> dict:
+    """``conf/attack/<name>.yaml``, with ``de_bank`` as the DE attacks' bank: ``none`` (the default
+    here) takes the model-free stand-in, so a benchmark times the training steps, not the one-off
+    training of the extractor that ``bank: auto`` starts with; None leaves the file's."""
     from omegaconf import OmegaConf
 
-    return OmegaConf.to_container(OmegaConf.load(REPO / "conf" / "attack" / f"{name}.yaml"), resolve=True)
+    cfg = OmegaConf.to_container(OmegaConf.load(REPO / "conf" / "attack" / f"{name}.yaml"), resolve=True)
+    for spec in [s for specs in (cfg.get("attacks_by_task") or {}).values() for s in specs] + list(cfg.get("attacks") or []):
+        if de_bank is not None and spec.get("name") == "distractor_extraction":
+            spec["params"] = {**(spec.get("params") or {}), "bank": de_bank}
+    return cfg
 
 
 def policy_datamodule(task_cfg: dict, tok, splits: dict, args, attack: str):
@@ -81,7 +88,7 @@ def policy_datamodule(task_cfg: dict, tok, splits: dict, args, attack: str):
         group_by_length=True,
         seed=0,
         splits=splits,
-        attack_cfg={**attack_config(attack), "eval": []},
+        attack_cfg={**attack_config(attack, getattr(args, "de_bank", "none")), "eval": []},
     )
 
 
@@ -100,7 +107,12 @@ def run_ours(examples, args, attack: str = "none", adversary: str | None = None)
     if attack.endswith("+pre"):
         attack = attack[: -len("+pre")]
         planner = QADataModule(
-            task_cfg, OmegaConf.create({"name": "race_m"}), tok, seed=0, splits=splits, attack_cfg={**attack_config(attack), "eval": []}
+            task_cfg,
+            OmegaConf.create({"name": "race_m"}),
+            tok,
+            seed=0,
+            splits=splits,
+            attack_cfg={**attack_config(attack, args.de_bank), "eval": []},
         )
         planner.setup("fit")
         epoch = planner.train_dataset(0)
@@ -268,6 +280,7 @@ def main(argv=None) -> dict:
     p.add_argument("--variants", default="ours,trainer,trainer_grouped")
     p.add_argument("--embedding-adversary", default="", help="comma-separated: freelb,smart,r3f (variants ours_<method> and ours)")
     p.add_argument("--rounds", type=int, default=1, help="run the variants this many times, interleaved; report the mean")
+    p.add_argument("--de-bank", default="none", help="the DE bank of attack=mix: none (model-free stand-in) | auto | PATH")
     p.add_argument("--out", default=str(REPO / "benchmarks" / "results"))
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
