@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from robust_mrc.core.errors import UserError
+from robust_mrc.core.json_input import READ_FAILURES, json_failure
 from robust_mrc.data.writers import atomic_write_json, atomic_write_text
 from robust_mrc.export.card import model_card
 from robust_mrc.models.backbone import TASK_HEADS, load_tokenizer
@@ -33,8 +34,8 @@ def run_dir_of(ckpt: Path) -> Path | None:
 def _read_json(path: Path, what: str) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ExportError(f"{what}={path}: not readable as JSON ({type(err).__name__}: {str(err)[:200]})") from None
+    except READ_FAILURES as err:
+        raise ExportError(f"{what}={path}: {json_failure(err)}") from None
 
 
 def _run_files(run: Path | None) -> tuple[dict | None, dict | None, str | None]:

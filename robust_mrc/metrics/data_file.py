@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from robust_mrc.core.errors import UserError
-from robust_mrc.data.readers._common import NESTED_TOO_DEEPLY
+from robust_mrc.core.json_input import PARSE_FAILURES, json_failure
 from robust_mrc.data.readers._files import MAX_BYTES_ENV, max_data_bytes
 
 __all__ = ["ScoringInputError", "read_predictions", "read_references"]
@@ -68,15 +68,11 @@ def _load_json(path: Path, what: str) -> Any:
     except (EOFError, zlib.error, gzip.BadGzipFile) as err:
         raise ScoringInputError(f"{what} {path}: not a readable gzip file ({err})") from None
     except OSError as err:  # a folder, no permission
-        raise ScoringInputError(f"{what} {path}: cannot be read ({err.strerror or err})") from None
+        raise ScoringInputError(f"{what} {path}: {json_failure(err)}") from None
     try:
         return json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as err:
-        raise ScoringInputError(f"{what} {path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    except json.JSONDecodeError as err:
-        raise ScoringInputError(f"{what} {path}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
-    except RecursionError:
-        raise ScoringInputError(f"{what} {path}: {NESTED_TOO_DEEPLY}") from None
+    except PARSE_FAILURES as err:
+        raise ScoringInputError(f"{what} {path}: {json_failure(err)}") from None
 
 
 def _json_type(value: Any) -> str:

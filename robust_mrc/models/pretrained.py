@@ -25,6 +25,7 @@ from typing import Any
 
 from robust_mrc.core import settings as S
 from robust_mrc.core.checking import Checker, check_task
+from robust_mrc.core.json_input import READ_FAILURES, json_failure
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import hub_access, load_tokenizer, resolve_pretrained, revision_of, unavailable_error
 from robust_mrc.models.checkpoints import TASK_KEYS, CheckpointError, load_checkpoint
@@ -61,8 +62,8 @@ def exported_settings(name: str) -> dict[str, Any]:
         return {}
     try:
         content = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise PretrainedModelError(f"{path}: not readable as JSON ({err})") from None
+    except READ_FAILURES as err:
+        raise PretrainedModelError(f"{path}: {json_failure(err)}") from None
     if not isinstance(content, dict) or not isinstance(content.get("task"), Mapping):
         raise PretrainedModelError(f"{path}: not a robust-mrc export (no task settings)")
     refused = sorted(k for k in content["task"] if k not in TASK_KEYS)

@@ -34,6 +34,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from robust_mrc.core.errors import UserError, run_with_one_line_errors
+from robust_mrc.core.json_input import PARSE_FAILURES, json_failure
 from robust_mrc.data.writers import atomic_write_bytes, check_writable
 from robust_mrc.reports.robustness import what_ran
 from robust_mrc.reports.tables import format_table
@@ -49,13 +50,9 @@ def _read_json(path: Path, what: str) -> dict:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
-        raise CompareError(f"{path}: cannot be read ({err.strerror or err})") from None
-    except UnicodeDecodeError as err:
-        raise CompareError(f"{path}: damaged {what}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    except json.JSONDecodeError as err:
-        raise CompareError(f"{path}: damaged {what}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
-    except RecursionError:
-        raise CompareError(f"{path}: damaged {what}: JSON nested too deeply") from None
+        raise CompareError(f"{path}: {json_failure(err)}") from None
+    except PARSE_FAILURES as err:
+        raise CompareError(f"{path}: damaged {what}: {json_failure(err)}") from None
     if not isinstance(value, dict):
         raise CompareError(f"{path}: damaged {what}: a JSON {type(value).__name__} where an object is expected")
     return value

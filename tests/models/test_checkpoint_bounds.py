@@ -5,6 +5,7 @@ checkpoint and the key, before anything is built or allocated."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -109,4 +110,18 @@ def test_an_exported_model_directory_gets_the_same_checks(tmp_path):
     with pytest.raises(
         PretrainedModelError, match=r"robust_mrc.json holds task.max_length=1000000000: expected an integer in \[32, 131072\]"
     ):
+        exported_settings(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b'{"task": {"name": "mc",', r"not valid JSON \(Expecting property name enclosed in double quotes at line 1, column 24\)"),
+        (b'{"task": "\xff"}', r"not UTF-8 text \(invalid start byte at byte 10\)"),
+        (b"[" * 100_000 + b"]" * 100_000, r"invalid JSON: nested too deeply"),
+    ],
+)
+def test_a_damaged_settings_file_of_an_exported_model_is_named_with_what_to_look_at(tmp_path, content, reason):
+    (tmp_path / "robust_mrc.json").write_bytes(content)
+    with pytest.raises(PretrainedModelError, match=rf"^{re.escape(str(tmp_path))}/robust_mrc.json: {reason}"):
         exported_settings(str(tmp_path))

@@ -14,10 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from robust_mrc.core.json_input import NESTED_TOO_DEEPLY
 from robust_mrc.data.errors import DataFormatError, SkipReport
 from robust_mrc.data.examples import LETTERS, MAX_OPTIONS, MIN_OPTIONS, ExampleError
-
-NESTED_TOO_DEEPLY = "invalid JSON: nested too deeply (more levels of [ and { than Python's recursion limit, about 1,000)"
 
 
 class RecordError(Exception):
