@@ -12,7 +12,7 @@
 #             questions, length 256, trainer=auto (item 1's line): none, mix, mix + balance,
 #             mix + consistency + balance; the four tested together on the first 1,000 DREAM test
 #             questions (AddSent, CharSwap, DE from the bank, the cue probes, magnets); the results
-#             come back as $OUT/robust.tar.xz for reports.compare --ci --against "none s42" --by-clean
+#             come back as $OUT/robust_s$SEED.tar.xz for reports.compare --ci --against "none s42" --by-clean
 #   mfu       item 2: MFU of a roberta-large-sized model, none vs mix, padded to a multiple of 64
 #   advrace   item 3: experiment=advrace_roberta with micro_batch_size=auto (random weights)
 #   dream512  MiniLM on DREAM at length 512, clean vs mix, tested with suite=advrace

@@ -64,7 +64,7 @@ def main(argv=None) -> dict:
         batch_size=args.batch_size,
         seed=args.seed,
         splits={"train": examples, "validation": examples[:1], "test": []},
-        attack_cfg={**attack_config(args.attack, "none"), "eval": []},
+        attack_cfg={**attack_config(args.attack), "eval": []},
     )
     dm.setup("fit")
     epoch = dm.train_dataset(0)

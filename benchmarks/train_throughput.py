@@ -66,8 +66,10 @@ def attack_config(name: str, de_bank: str | None = "none") -> dict:
     from omegaconf import OmegaConf
 
     cfg = OmegaConf.to_container(OmegaConf.load(REPO / "conf" / "attack" / f"{name}.yaml"), resolve=True)
+    if de_bank is None:
+        return cfg
     for spec in [s for specs in (cfg.get("attacks_by_task") or {}).values() for s in specs] + list(cfg.get("attacks") or []):
-        if de_bank is not None and spec.get("name") == "distractor_extraction":
+        if spec.get("name") == "distractor_extraction":
             spec["params"] = {**(spec.get("params") or {}), "bank": de_bank}
     return cfg
 
@@ -88,7 +90,7 @@ def policy_datamodule(task_cfg: dict, tok, splits: dict, args, attack: str):
         group_by_length=True,
         seed=0,
         splits=splits,
-        attack_cfg={**attack_config(attack, getattr(args, "de_bank", "none")), "eval": []},
+        attack_cfg={**attack_config(attack, args.de_bank), "eval": []},
     )
 
 
