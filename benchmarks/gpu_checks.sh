@@ -18,7 +18,9 @@
 #   dream512  MiniLM on DREAM at length 512, clean vs mix, tested with suite=advrace
 #   mfu_full  item 2 as first measured: none vs mix with a plain loop first, the DataLoader alone,
 #             and every batch padded to 512
-# SEED (42) picks the robust section's seed.
+# SEED (42) picks the robust section's seed; R37_RUNS=mixcb (a comma list of none,mix,mixb,mixcb) trains
+# only those, R37_TAG=b names their folder apart (/tmp/robust_s42_b), R37_EVAL_RESERVE (170) seconds stay
+# for the evaluation.
 set -u
 BUDGET=${1:-560}
 SECTIONS=${2:-robust,mfu,advrace,dream512}
@@ -50,32 +52,41 @@ echo "setup done after $(( $(date +%s) - T0 )) s"
 # item 5, "robust without shortcuts" (docs/results.md): the CPU table's recipes at twice the data.
 # R37_LIMIT, R37_TEST, R37_SCREEN shrink it to try the section on a CPU.
 section_robust() {
-  local runs=/tmp/robust_s$SEED
+  # R37_RUNS picks some of the four trainings (none,mix,mixb,mixcb); R37_TAG names their folder apart
+  local runs=/tmp/robust_s$SEED${R37_TAG:+_$R37_TAG}
   local common=(trainer=auto "${R37_LIMIT:-data.limit=null}" checkpoint_every_n_steps=null num_workers=10
                 eval_batch_size=128 seed=$SEED paths.shared="$SHARED" progress_every=100)
   local name ckpts=()
   # name:seconds at most:overrides (consistency trains each attacked copy beside its clean question)
+  # R37_EVAL_RESERVE seconds stay for the evaluation: a training that would get under a minute is skipped
+  local reserve=${R37_EVAL_RESERVE:-170} box
   for spec in "none:150:experiment=dream_policies_cpu attack=none" "mix:150:experiment=dream_mix_cpu" \
               "mixb:150:experiment=dream_robust_cpu attack.consistency=null" "mixcb:220:experiment=dream_robust_cpu"; do
     name=${spec%%:*}; spec=${spec#*:}
+    if [[ -n ${R37_RUNS:-} && ",$R37_RUNS," != *",$name,"* ]]; then  # one trained before in this machine's life counts
+      [[ -f $runs/$name/metrics.json ]] && ckpts+=("$runs/$name/checkpoints/best.ckpt"); continue
+    fi
+    box=$(( $(left) - reserve )); ((box > ${spec%%:*})) && box=${spec%%:*}
+    ((box < 60)) && { echo "robust $name skipped: ${box} s left before the evaluation's ${reserve} s"; continue; }
     # shellcheck disable=SC2086
-    timeout -k 10 "$(cap "${spec%%:*}")" python3 train.py ${spec#*:} "${common[@]}" output_dir=$runs/$name > "$OUT/robust_$name.log" 2>&1
+    timeout -k 10 "$box" python3 train.py ${spec#*:} "${common[@]}" output_dir=$runs/$name > "$OUT/robust_$name.log" 2>&1
     echo "robust $name rc=$? after $(( $(date +%s) - T0 )) s"; grep -m1 -E "trainer=auto" "$OUT/robust_$name.log"; tail -1 "$OUT/robust_$name.log"
     # a finished run only (a stopped one keeps its first epoch's best.ckpt)
     [[ -f $runs/$name/metrics.json ]] && ckpts+=("$runs/$name/checkpoints/best.ckpt")
   done
   ((${#ckpts[@]})) || return 0
   local members; members=$(IFS=,; echo "${ckpts[*]}")
+  local models="ensemble=[$members]"; ((${#ckpts[@]} == 1)) && models="ckpt_path=$members"
   local screen=${R37_SCREEN:-"{questions: 50, pool_size: 500, top: 20}"}
   local sets="{name: addsent}, {name: charswap}, {name: distractor_extraction, params: {bank: $PWD/.gpu/dream_de_test.jsonl}}"
   sets+=", {name: diagnosis}, {name: magnet, screen: $screen}, {name: extraction_cue}, {name: magnet_cue}"
-  timeout -k 10 "$(cap 200)" python3 evaluate.py "ensemble=[$members]" task=mc data=dream_local "data.limit={test: ${R37_TEST:-1000}}" split=test \
+  timeout -k 10 "$(cap 300)" python3 evaluate.py "$models" task=mc data=dream_local "data.limit={test: ${R37_TEST:-1000}}" split=test \
     suite=advrace "suite.sets=[$sets]" \
     'diagnostics=[]' trainer=auto eval_batch_size=128 num_workers=10 paths.shared="$SHARED" output_dir=$runs/eval > "$OUT/robust_eval.log" 2>&1
   echo "robust eval rc=$? after $(( $(date +%s) - T0 )) s"
   head -30 "$runs/eval/metrics.md" 2>/dev/null
   # everything but the checkpoints, at the paths the report names (/tmp/robust_s<seed>/...)
-  (cd / && find "${runs#/}" -path "*/checkpoints" -prune -o -type f -print | tar cJf "$OUT/robust_s$SEED.tar.xz" -T -)
+  (cd / && find "${runs#/}" -path "*/checkpoints" -prune -o -type f -print | tar cJf "$OUT/robust_s$SEED${R37_TAG:+_$R37_TAG}.tar.xz" -T -)
 }
 
 # item 2: MFU of a roberta-large-sized model, attack=none vs mix; the DataLoader alone
