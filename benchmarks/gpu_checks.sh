@@ -61,7 +61,7 @@ section_robust() {
   # R37_EVAL_RESERVE seconds stay for the evaluation: a training that would get under a minute is skipped
   local reserve=${R37_EVAL_RESERVE:-170} box
   for spec in "none:150:experiment=dream_policies_cpu attack=none" "mix:150:experiment=dream_mix_cpu" \
-              "mixb:150:experiment=dream_robust_cpu attack.consistency=null" "mixcb:220:experiment=dream_robust_cpu"; do
+              "mixb:150:experiment=dream_robust_cpu" "mixcb:220:experiment=dream_robust_cpu attack.consistency=kl"; do
     name=${spec%%:*}; spec=${spec#*:}
     if [[ -n ${R37_RUNS:-} && ",$R37_RUNS," != *",$name,"* ]]; then  # one trained before in this machine's life counts
       [[ -f $runs/$name/metrics.json ]] && ckpts+=("$runs/$name/checkpoints/best.ckpt"); continue
