@@ -63,15 +63,18 @@ section_robust() {
   for spec in "none:150:experiment=dream_policies_cpu attack=none" "mix:150:experiment=dream_mix_cpu" \
               "mixb:150:experiment=dream_robust_cpu" "mixcb:220:experiment=dream_robust_cpu attack.consistency=kl"; do
     name=${spec%%:*}; spec=${spec#*:}
-    if [[ -n ${R37_RUNS:-} && ",$R37_RUNS," != *",$name,"* ]]; then  # one trained before in this machine's life counts
-      [[ -f $runs/$name/metrics.json ]] && ckpts+=("$runs/$name/checkpoints/best.ckpt"); continue
-    fi
     box=$(( $(left) - reserve )); ((box > ${spec%%:*})) && box=${spec%%:*}
-    ((box < 60)) && { echo "robust $name skipped: ${box} s left before the evaluation's ${reserve} s"; continue; }
-    # shellcheck disable=SC2086
-    timeout -k 10 "$box" python3 train.py ${spec#*:} "${common[@]}" output_dir=$runs/$name > "$OUT/robust_$name.log" 2>&1
-    echo "robust $name rc=$? after $(( $(date +%s) - T0 )) s"; grep -m1 -E "trainer=auto" "$OUT/robust_$name.log"; tail -1 "$OUT/robust_$name.log"
-    # a finished run only (a stopped one keeps its first epoch's best.ckpt)
+    if [[ -n ${R37_RUNS:-} && ",$R37_RUNS," != *",$name,"* ]]; then
+      :
+    elif ((box < 60)); then
+      echo "robust $name skipped: ${box} s left before the evaluation's ${reserve} s"
+    else
+      # shellcheck disable=SC2086
+      timeout -k 10 "$box" python3 train.py ${spec#*:} "${common[@]}" output_dir=$runs/$name > "$OUT/robust_$name.log" 2>&1
+      echo "robust $name rc=$? after $(( $(date +%s) - T0 )) s"; grep -m1 -E "trainer=auto" "$OUT/robust_$name.log"; tail -1 "$OUT/robust_$name.log"
+    fi
+    # a finished run only, of this call or an earlier one on this machine (a stopped one keeps its
+    # first epoch's best.ckpt)
     [[ -f $runs/$name/metrics.json ]] && ckpts+=("$runs/$name/checkpoints/best.ckpt")
   done
   ((${#ckpts[@]})) || return 0
