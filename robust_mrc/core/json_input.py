@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 NESTED_TOO_DEEPLY = "invalid JSON: nested too deeply (more levels of [ and { than Python's recursion limit, about 1,000)"
 
@@ -25,3 +27,17 @@ def json_failure(err: BaseException) -> str:
     if isinstance(err, OSError):
         return f"cannot be read ({err.strerror or err})"
     raise TypeError(f"json_failure: {type(err).__name__} is not a failure to read JSON")
+
+
+def read_json_file(path: Path, error: type[Exception], label: str | None = None, damaged: str | None = None) -> Any:
+    """The JSON value in the UTF-8 file ``path``; when it cannot be read or parsed, ``error`` with
+    ``"<label>: <reason>"`` (``label`` defaults to the path; ``damaged="results"`` writes a parse
+    failure as ``"<label>: damaged results: <reason>"``)."""
+    label = str(path) if label is None else label
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise error(f"{label}: {json_failure(err)}") from None
+    except PARSE_FAILURES as err:
+        what = f"damaged {damaged}: " if damaged else ""
+        raise error(f"{label}: {what}{json_failure(err)}") from None

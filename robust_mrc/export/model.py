@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from robust_mrc.core.errors import UserError
-from robust_mrc.core.json_input import READ_FAILURES, json_failure
+from robust_mrc.core.json_input import READ_FAILURES, read_json_file
 from robust_mrc.data.writers import atomic_write_json, atomic_write_text
 from robust_mrc.export.card import model_card
 from robust_mrc.models.backbone import TASK_HEADS, load_tokenizer
@@ -32,10 +32,7 @@ def run_dir_of(ckpt: Path) -> Path | None:
 
 
 def _read_json(path: Path, what: str) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except READ_FAILURES as err:
-        raise ExportError(f"{what}={path}: {json_failure(err)}") from None
+    return read_json_file(path, ExportError, label=f"{what}={path}")
 
 
 def _run_files(run: Path | None) -> tuple[dict | None, dict | None, str | None]:
@@ -52,7 +49,7 @@ def _run_files(run: Path | None) -> tuple[dict | None, dict | None, str | None]:
         pass
     try:
         metrics = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except READ_FAILURES:
         pass
     try:
         command = (run / "command.txt").read_text(encoding="utf-8").strip() or None

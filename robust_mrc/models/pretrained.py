@@ -18,14 +18,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from robust_mrc.core import settings as S
 from robust_mrc.core.checking import Checker, check_task
-from robust_mrc.core.json_input import READ_FAILURES, json_failure
+from robust_mrc.core.json_input import read_json_file
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import hub_access, load_tokenizer, resolve_pretrained, revision_of, unavailable_error
 from robust_mrc.models.checkpoints import TASK_KEYS, CheckpointError, load_checkpoint
@@ -60,10 +59,7 @@ def exported_settings(name: str) -> dict[str, Any]:
     path = Path(name) / EXPORT_SETTINGS
     if not path.is_file():
         return {}
-    try:
-        content = json.loads(path.read_text(encoding="utf-8"))
-    except READ_FAILURES as err:
-        raise PretrainedModelError(f"{path}: {json_failure(err)}") from None
+    content = read_json_file(path, PretrainedModelError)
     if not isinstance(content, dict) or not isinstance(content.get("task"), Mapping):
         raise PretrainedModelError(f"{path}: not a robust-mrc export (no task settings)")
     refused = sorted(k for k in content["task"] if k not in TASK_KEYS)

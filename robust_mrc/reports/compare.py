@@ -25,7 +25,6 @@ together. A mistake (a directory that is no run, a damaged ``report.json`` / ``m
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections import Counter
@@ -34,7 +33,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from robust_mrc.core.errors import UserError, run_with_one_line_errors
-from robust_mrc.core.json_input import PARSE_FAILURES, json_failure
+from robust_mrc.core.json_input import read_json_file
 from robust_mrc.data.writers import atomic_write_bytes, check_writable
 from robust_mrc.reports.robustness import what_ran
 from robust_mrc.reports.tables import format_table
@@ -47,12 +46,7 @@ class CompareError(UserError, ValueError):
 def _read_json(path: Path, what: str) -> dict:
     """The JSON object in ``path``, the ``what`` of a run; a :class:`CompareError` naming the file
     when it cannot be read or holds no JSON object."""
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise CompareError(f"{path}: {json_failure(err)}") from None
-    except PARSE_FAILURES as err:
-        raise CompareError(f"{path}: damaged {what}: {json_failure(err)}") from None
+    value = read_json_file(path, CompareError, damaged=what)
     if not isinstance(value, dict):
         raise CompareError(f"{path}: damaged {what}: a JSON {type(value).__name__} where an object is expected")
     return value
