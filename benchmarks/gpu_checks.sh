@@ -18,9 +18,9 @@
 #   dream512  MiniLM on DREAM at length 512, clean vs mix, tested with suite=advrace
 #   mfu_full  item 2 as first measured: none vs mix with a plain loop first, the DataLoader alone,
 #             and every batch padded to 512
-# SEED (42) picks the robust section's seed; R37_RUNS=mixcb (a comma list of none,mix,mixb,mixcb) trains
-# only those, R37_TAG=b names their folder apart (/tmp/robust_s42_b), R37_EVAL_RESERVE (170) seconds stay
-# for the evaluation.
+# SEED (42) picks the robust section's seed; R37_RUNS=mixcb (a comma list of none,mix,mixb,mixcb, the
+# default, and freelb,mixbf: FreeLB alone and with mix + balance) trains only those, R37_TAG=b names
+# their folder apart (/tmp/robust_s42_b), R37_EVAL_RESERVE (170) seconds stay for the evaluation.
 set -u
 BUDGET=${1:-560}
 SECTIONS=${2:-robust,mfu,advrace,dream512}
@@ -52,7 +52,8 @@ echo "setup done after $(( $(date +%s) - T0 )) s"
 # item 5, "robust without shortcuts" (docs/results.md): the CPU table's recipes at twice the data.
 # R37_LIMIT, R37_TEST, R37_SCREEN shrink it to try the section on a CPU.
 section_robust() {
-  # R37_RUNS picks some of the four trainings (none,mix,mixb,mixcb); R37_TAG names their folder apart
+  # R37_RUNS picks the trainings (none,mix,mixb,mixcb by default; freelb and mixbf, FreeLB alone and on
+  # mix + balance, only when named); R37_TAG names their folder apart
   local runs=/tmp/robust_s$SEED${R37_TAG:+_$R37_TAG}
   local common=(trainer=auto "${R37_LIMIT:-data.limit=null}" checkpoint_every_n_steps=null num_workers=10
                 eval_batch_size=128 seed=$SEED paths.shared="$SHARED" progress_every=100)
@@ -61,10 +62,12 @@ section_robust() {
   # R37_EVAL_RESERVE seconds stay for the evaluation: a training that would get under a minute is skipped
   local reserve=${R37_EVAL_RESERVE:-170} box
   for spec in "none:150:experiment=dream_policies_cpu attack=none" "mix:150:experiment=dream_mix_cpu" \
-              "mixb:150:experiment=dream_robust_cpu" "mixcb:220:experiment=dream_robust_cpu attack.consistency=kl"; do
+              "mixb:150:experiment=dream_robust_cpu" "mixcb:220:experiment=dream_robust_cpu attack.consistency=kl" \
+              "freelb:300:experiment=dream_policies_cpu attack=none embedding_adversary.method=freelb" \
+              "mixbf:400:experiment=dream_robust_cpu embedding_adversary.method=freelb"; do
     name=${spec%%:*}; spec=${spec#*:}
     box=$(( $(left) - reserve )); ((box > ${spec%%:*})) && box=${spec%%:*}
-    if [[ -n ${R37_RUNS:-} && ",$R37_RUNS," != *",$name,"* ]]; then
+    if [[ ",${R37_RUNS:-none,mix,mixb,mixcb}," != *",$name,"* ]]; then
       :
     elif ((box < 60)); then
       echo "robust $name skipped: ${box} s left before the evaluation's ${reserve} s"
