@@ -83,6 +83,13 @@ class EmbeddingAdversarySettings:
     smart_steps: int = setting(1, "smart: ascent steps of the noise on the symmetric KL", "int", lo=1, hi=64)
     smart_lr: float = setting(1e-3, "smart: ascent step size (the gradient normalised to unit max-norm per input row)", "number", lo=0.0)
     smart_eps: float = setting(1e-5, "smart: bound on the perturbation's max-norm (each entry within +-eps)", "number", lo=0.0)
+    smart_project: str = setting(
+        "clip",
+        "smart: after each ascent step clip each entry to +-smart_eps | rescale each token's perturbation to max-norm "
+        "smart_eps (as the SMART authors' code does, with eps 1 after the embeddings' LayerNorm)",
+        "choice",
+        choices=("clip", "rescale"),
+    )
 
 
 @dataclass

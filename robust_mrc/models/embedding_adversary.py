@@ -22,7 +22,9 @@ The methods run around a forward closure ``run(delta) -> (task loss, [logits, ..
 * **r3f**: noise N(0, s^2) or U(-s, s), no ascent; the step's loss is the task loss plus
   ``weight`` x the symmetric KL between the clean and the perturbed answer distributions.
 * **smart**: the same term after ``smart_steps`` ascent steps of the noise on that KL (the
-  gradient normalised to unit max-norm per row, ``delta`` kept within ``+-smart_eps``). SMART's
+  gradient normalised to unit max-norm per row; then ``smart_project``: ``clip`` keeps each entry
+  within ``+-smart_eps``, ``rescale`` scales each token's perturbation to max-norm ``smart_eps``, as
+  the SMART authors' code does with eps 1 on the embeddings after their LayerNorm). SMART's
   Bregman proximal point optimisation (a momentum teacher) is left out.
 
 The answer distributions are the option softmax (multiple choice) and the start and end softmaxes
@@ -144,8 +146,16 @@ def smoothness_delta(
         delta.requires_grad_(True)
         _, outputs = run(delta)
         (grad,) = torch.autograd.grad(smoothness(outputs, targets, masks), delta)
-        delta = ascend(delta.detach(), grad, float(s["smart_lr"]), token_mask, float("inf")).clamp(-eps, eps)
+        delta = ascend(delta.detach(), grad, float(s["smart_lr"]), token_mask, float("inf"))
+        delta = rescale_tokens(delta, eps) if s.get("smart_project") == "rescale" else delta.clamp(-eps, eps)
     return delta
+
+
+def rescale_tokens(delta: torch.Tensor, eps: float) -> torch.Tensor:
+    """Each token's perturbation ``delta[row, token]`` scaled to max-norm ``eps`` (zero stays zero)."""
+    peak = delta.float().abs().amax(-1, keepdim=True)
+    scale = torch.where(peak > 0, eps / peak.clamp_min(1e-30), torch.zeros_like(peak))
+    return (delta.float() * scale).to(delta.dtype)
 
 
 def adversarial_loss(

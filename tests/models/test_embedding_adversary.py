@@ -18,7 +18,7 @@ from robust_mrc.datamodules.mc import MCCollator
 from robust_mrc.datamodules.span import SpanCollator
 from robust_mrc.models import MultipleChoiceModule, SpanQAModule
 from robust_mrc.models.backbone import load_tokenizer
-from robust_mrc.models.embedding_adversary import freelb_losses, graphs_per_step, perturbed, row_norms
+from robust_mrc.models.embedding_adversary import freelb_losses, graphs_per_step, perturbed, row_norms, smoothness_delta
 from tests.helpers import make_cfg
 from tests.zoo import ENCODER_DECODERS, ZOO_OPTIONS
 
@@ -81,6 +81,31 @@ def test_freelb_perturbation_never_leaves_the_norm_bound(dtype):
         assert (norms <= bound).all(), norms
         assert (delta[~mask] == 0).all()
     assert (row_norms(seen[-1]) > 0.99 * bound).all()  # the steps did push against the bound
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_smart_perturbation_is_clipped_or_rescaled_to_its_bound(dtype):
+    """clip: every entry within +-smart_eps; rescale: every real token's perturbation has max-norm
+    smart_eps exactly (rounded to the dtype); padding stays unperturbed either way."""
+    torch.manual_seed(0)
+    shape, eps = torch.Size((3, 5, 8)), 0.25
+    mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0], [1, 1, 0, 0, 0]], dtype=torch.bool)
+    weight = torch.randn(shape)
+
+    def run(delta):  # one answer distribution per row over its tokens, moved by the perturbation
+        return torch.zeros(()), [(delta.float() * weight).sum(-1)]
+
+    clean, masks = [torch.zeros(3, 5)], [mask]
+    s = {"smart_eps": eps, "smart_steps": 2, "smart_lr": eps}
+    clipped = smoothness_delta(run, clean, masks, shape, mask, dtype, settings("smart", **s))
+    rescaled = smoothness_delta(run, clean, masks, shape, mask, dtype, settings("smart", smart_project="rescale", **s))
+    assert clipped.dtype == rescaled.dtype == dtype
+    assert clipped.float().abs().max() <= eps and (clipped[~mask] == 0).all()
+    peaks = rescaled.float().abs().amax(-1)
+    assert torch.allclose(peaks[mask], torch.full_like(peaks[mask], eps), rtol=1e-2 if dtype == torch.bfloat16 else 1e-6)
+    assert (rescaled[~mask] == 0).all()
+    # clip bounds each entry but leaves tokens of small gradient below eps; rescale lifts every token
+    assert clipped.float().abs().amax(-1)[mask].min() < 0.5 * eps
 
 
 @pytest.mark.parametrize("task", ["mc", "span"])
