@@ -19,8 +19,8 @@
 #   mfu_full  item 2 as first measured: none vs mix with a plain loop first, the DataLoader alone,
 #             and every batch padded to 512
 # SEED (42) picks the robust section's seed; R37_RUNS=mixcb (a comma list of none,mix,mixb,mixcb, the
-# default, and freelb,mixbf,smartr: FreeLB alone and with mix + balance, SMART alone with its noise
-# rescaled to max-norm 0.1 per token) trains only those, R37_TAG=b names
+# default, and freelb,mixbf,smartr,mixbs: FreeLB alone and with mix + balance, SMART with its noise
+# rescaled to max-norm 0.1 per token alone and with mix + balance) trains only those, R37_TAG=b names
 # their folder apart (/tmp/robust_s42_b), R37_EVAL_RESERVE (170) seconds stay for the evaluation.
 set -u
 BUDGET=${1:-560}
@@ -53,8 +53,8 @@ echo "setup done after $(( $(date +%s) - T0 )) s"
 # item 5, "robust without shortcuts" (docs/results.md): the CPU table's recipes at twice the data.
 # R37_LIMIT, R37_TEST, R37_SCREEN shrink it to try the section on a CPU.
 section_robust() {
-  # R37_RUNS picks the trainings (none,mix,mixb,mixcb by default; freelb, mixbf and smartr, FreeLB
-  # alone and on mix + balance and SMART alone, only when named); R37_TAG names their folder apart
+  # R37_RUNS picks the trainings (none,mix,mixb,mixcb by default; freelb, mixbf, smartr and mixbs,
+  # FreeLB and SMART alone and on mix + balance, only when named); R37_TAG names their folder apart
   local runs=/tmp/robust_s$SEED${R37_TAG:+_$R37_TAG}
   local common=(trainer=auto "${R37_LIMIT:-data.limit=null}" checkpoint_every_n_steps=null num_workers=10
                 eval_batch_size=128 seed=$SEED paths.shared="$SHARED" progress_every=100)
@@ -67,6 +67,8 @@ section_robust() {
               "freelb:300:experiment=dream_policies_cpu attack=none embedding_adversary.method=freelb" \
               "mixbf:400:experiment=dream_robust_cpu embedding_adversary.method=freelb" \
               "smartr:300:experiment=dream_policies_cpu attack=none embedding_adversary.method=smart
+               embedding_adversary.smart_project=rescale embedding_adversary.smart_eps=0.1" \
+              "mixbs:400:experiment=dream_robust_cpu embedding_adversary.method=smart
                embedding_adversary.smart_project=rescale embedding_adversary.smart_eps=0.1"; do
     name=${spec%%:*}; spec=${spec#*:}
     box=$(( $(left) - reserve )); ((box > ${spec%%:*})) && box=${spec%%:*}
