@@ -62,14 +62,13 @@ section_robust() {
   # name:seconds at most:overrides (consistency trains each attacked copy beside its clean question)
   # R37_EVAL_RESERVE seconds stay for the evaluation: a training that would get under a minute is skipped
   local reserve=${R37_EVAL_RESERVE:-170} box
+  local smart_rescaled="embedding_adversary.method=smart embedding_adversary.smart_project=rescale embedding_adversary.smart_eps=0.1"
   for spec in "none:150:experiment=dream_policies_cpu attack=none" "mix:150:experiment=dream_mix_cpu" \
               "mixb:150:experiment=dream_robust_cpu" "mixcb:220:experiment=dream_robust_cpu attack.consistency=kl" \
               "freelb:300:experiment=dream_policies_cpu attack=none embedding_adversary.method=freelb" \
               "mixbf:400:experiment=dream_robust_cpu embedding_adversary.method=freelb" \
-              "smartr:300:experiment=dream_policies_cpu attack=none embedding_adversary.method=smart
-               embedding_adversary.smart_project=rescale embedding_adversary.smart_eps=0.1" \
-              "mixbs:400:experiment=dream_robust_cpu embedding_adversary.method=smart
-               embedding_adversary.smart_project=rescale embedding_adversary.smart_eps=0.1"; do
+              "smartr:300:experiment=dream_policies_cpu attack=none $smart_rescaled" \
+              "mixbs:400:experiment=dream_robust_cpu $smart_rescaled"; do
     name=${spec%%:*}; spec=${spec#*:}
     box=$(( $(left) - reserve )); ((box > ${spec%%:*})) && box=${spec%%:*}
     if [[ ",${R37_RUNS:-none,mix,mixb,mixcb}," != *",$name,"* ]]; then
