@@ -1,4 +1,4 @@
-"""The grammar AddSent's declarative rules need: verb inflection, noun-phrase ends, the main verb.
+"""The grammar AddSent's declarative rules need: verb inflection (:mod:`robust_mrc.attacks.inflection`), noun-phrase ends, the main verb.
 
 Rule-based stand-ins for CoreNLP's parses (the paper's step 3 uses constituency parses).
 """
@@ -6,34 +6,12 @@ Rule-based stand-ins for CoreNLP's parses (the paper's step 3 uses constituency 
 from __future__ import annotations
 
 from robust_mrc.attacks import resources as R
+from robust_mrc.attacks.inflection import past as past_tense
+from robust_mrc.attacks.inflection import third_person
 
 # tags that a noun phrase is made of (besides R.NOUN_PHRASE_WORDS and "of NP")
 _NP_TAGS = (R.NOUN, R.PROPN, R.ADJ, R.NUM)
 _MAIN_VERB_AUX = frozenset(("have", "do"))  # auxiliaries that are the main verb after do-support
-
-
-def past_tense(verb: str) -> str:
-    """The simple past, lower case: irregular verbs from the word list, else -ed / -d / -ied."""
-    low = verb.lower()
-    if low in R.IRREGULAR_PAST:
-        return R.IRREGULAR_PAST[low]
-    if low.endswith("e"):
-        return low + "d"
-    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
-        return low[:-1] + "ied"
-    return low + "ed"
-
-
-def third_person(verb: str) -> str:
-    """The third person singular present, lower case (has, goes, tries, works)."""
-    low = verb.lower()
-    if low == "have":
-        return "has"
-    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return low + "es"
-    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
-        return low[:-1] + "ies"
-    return low + "s"
 
 
 def inflect(aux: str, verb: str) -> str:
