@@ -73,6 +73,7 @@ def addsent_mc_stats(examples: Sequence, traces: Sequence) -> dict:
     names = names_to_names = 0
     changes_per_sentence: list[int] = []
     synonym_cases: list[str] = []
+    steps: dict[str, int] = {}
     for ex, (out, sentences) in zip(examples, traces):
         questions += 1
         if out is None:
@@ -83,7 +84,8 @@ def addsent_mc_stats(examples: Sequence, traces: Sequence) -> dict:
         with_antonym += any(step == "antonym" for step, *_ in first)
         changes_per_sentence += [len(s) for s in sentences]
         for step, old, new in (change for sentence in sentences for change in sentence):
-            if step in ("noun", "name"):
+            steps[step] = steps.get(step, 0) + 1
+            if step in ("noun", "name", "entity"):
                 replacements += 1
                 if R.has_wordnet() and wordnet_synonyms(old, new):
                     synonym += 1
@@ -104,6 +106,9 @@ def addsent_mc_stats(examples: Sequence, traces: Sequence) -> dict:
         "person_names": names,
         "share_names_to_names": _share(names_to_names, names),
         "changes_per_sentence": round(sum(changes_per_sentence) / max(len(changes_per_sentence), 1), 2),
+        # how many changes of each step (number, name, noun: a contrast-set member, entity: a WordNet instance,
+        # antonym, not) over every sentence built
+        "changes_by_step": dict(sorted(steps.items())),
     }
 
 

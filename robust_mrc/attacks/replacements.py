@@ -1,27 +1,21 @@
-"""Which word may replace which: the rules of AdvRACE AddSent's meaning flip (Si et al. 2021, 3.3).
+"""Which word may replace which in AddSent's meaning flip (Si et al. 2021 (AdvRACE), section 3.3).
 
-A question's nouns and numbers go to their nearest word in a distributional space (GloVe in the
-paper; :func:`robust_mrc.attacks.resources.neighbours` with ``default="distributional"``) so that
-the inserted sentence says something *else*: "China" -> "Taiwan", "Chicago" -> "Detroit". A word
-that means the same keeps the question's meaning, and the inserted sentence then asserts a wrong
-option as the answer; so a candidate is refused when it
+AddSent takes a noun to another member of its contrast set
+(:mod:`robust_mrc.attacks.resources.contrasts`); the WordNet relations here are the check a candidate
+must still pass, so that no replacement says the same thing in other words: it may not be
 
-* is no word (not alphabetic), a stopword or a pronoun, used already, or in the question;
-* is the same word in another form: the same Porter stem, one stem a prefix of the other, the same
+* the same word in another form: the same Porter stem, one stem a prefix of the other, the same
   WordNet lemma, or a shared prefix of four or more letters covering 60 % of the shorter word
-  ("china" / "chinese", "hanson" / "hansen", "teacher" / "teaching");
-* is a WordNet synonym (shares a synset with the word: "colour", "instructor"), a direct hypernym
-  or hyponym of one of its first senses ("teacher" -> "educator"), a kind of the word or the word a
-  kind of it within five IS-A steps between nouns ("computer" -> "laptop", "kids" -> "girls",
-  "birthday" -> "day", "sports" -> "baseball": saying it of the one says it of the other), a part
-  or member of it or the reverse ("China" -> "Beijing", "knife" -> "blade", "hand" -> "finger"), or
-  offensive;
-* has another part of speech where WordNet knows both (a noun for a noun).
+  ("china" / "chinese", "teacher" / "teaching") (:func:`same_word`);
+* a WordNet synonym (:func:`synonyms`), a kind of the word or the word a kind of it within five IS-A
+  steps between nouns (:func:`kind_of`: "computer" / "laptop"), or a part or member of it or the
+  reverse (:func:`part_of`: "China" / "Beijing", "hand" / "finger").
 
-A person's name (:func:`robust_mrc.attacks.resources.person_name_kind`) goes to another name of
-the same kind (female / male / given / surname), the nearest in the space among those names when
-the word has a vector, else one drawn from the list; never a common noun ("Jack" is never "plug"),
-never a form of the same name ("Tom" -> "Thomas", "Bob" -> "Robert": :data:`~robust_mrc.attacks.resources.names.NICKNAMES`).
+A person's name goes to another name of the same kind (female / male / given / surname), the nearest
+in the distributional space among those names when the word has a vector, else one drawn from the
+list (:func:`nearest_name`, :func:`ranked_names`); never a form of the same name ("Tom" -> "Thomas",
+"Bob" -> "Robert": :data:`~robust_mrc.attacks.resources.names.NICKNAMES`) nor another spelling of it
+("Grey" -> "Gray": :func:`spelling_variant`).
 """
 
 from __future__ import annotations
@@ -75,20 +69,6 @@ def _senses(word: str) -> frozenset[int]:
         return frozenset(synset_rows(word))
     except R.ResourceMissing:
         return frozenset()
-
-
-_NEAR_POINTERS = ("@", "@i", "~", "~i")  # direct hypernyms and hyponyms (instances too)
-
-
-@R.depends_on_resources
-@functools.lru_cache(maxsize=100_000)
-def _near_senses(word: str) -> frozenset[int]:
-    """The direct hypernyms and hyponyms of the word's first three senses."""
-    try:
-        rows, related = synset_rows(word)[:3], wordnet_table().related
-    except R.ResourceMissing:
-        return frozenset()
-    return frozenset(s for row in rows for symbol in _NEAR_POINTERS for s in related(row, symbol))
 
 
 @R.depends_on_resources
@@ -148,12 +128,6 @@ def synonyms(a: str, b: str) -> bool:
     return bool(_senses(a.lower()) & _senses(b.lower()))
 
 
-def hypernym_or_hyponym(a: str, b: str) -> bool:
-    """Whether one of ``b``'s senses is a direct hypernym or hyponym of one of ``a``'s first senses, or the reverse."""
-    a, b = a.lower(), b.lower()
-    return bool(_near_senses(a) & _senses(b)) or _points_into(_rows(b)[:3], _NEAR_POINTERS, _senses(a))
-
-
 def _rows(word: str, pos: str | None = None) -> tuple[int, ...]:
     """:func:`~robust_mrc.attacks.resources.wordnet_table.synset_rows`, () without WordNet."""
     try:
@@ -172,71 +146,41 @@ def _points_into(rows, symbols, senses: frozenset[int]) -> bool:
     return any(not senses.isdisjoint(related(row, symbol)) for row in rows for symbol in symbols)
 
 
-def refusal(candidate: str, word: str, pos: str | None, used: set[str], question_words: set[str]) -> str | None:
-    """Why ``candidate`` may not replace ``word`` (a short reason), or None when it may."""
-    c = candidate.lower()
-    if not c.isalpha() or c in R.STOPWORDS or c in R.PRONOUNS:
-        return "function word"
-    if c in used or c in question_words:
-        return "used"
-    if same_word(c, word) or R.same_name(c, word):
-        return "same word"
-    if R.offensive_word(c):
-        return "offensive"
-    counts = dict(R.wn_pos_counts(c))
-    if not counts and R.has_wordnet():
-        return "unknown to WordNet"
-    if pos is not None and counts and pos not in counts:
-        return "other part of speech"
-    if synonyms(c, word):
-        return "synonym"
-    if hypernym_or_hyponym(word, c):
-        return "hypernym or hyponym"
-    if kind_of(word, c):
-        return "a kind of the other"
-    if part_of(word, c):
-        return "a part of the other"
-    return None
-
-
-def nearest_different(word: str, nb, pos: str | None, used: set[str], question_words: set[str], k: int = 25) -> str | None:
-    """The nearest word to ``word`` in ``nb`` that :func:`refusal` lets replace it, or None.
-
-    :func:`refusal` is None exactly when its rules that do not look at ``used`` and
-    ``question_words`` let the candidate through and it is in neither: those rules are asked once
-    per word and candidate (:func:`_walk`), as far down the neighbours as a call has gone."""
-    try:
-        cands, passed = _walk(word, nb, pos, k)
-    except TypeError:  # an unhashable backend: no memory of earlier calls
-        cands, passed = tuple(nb.neighbours(word.lower(), k)), {}
-    for i, cand in enumerate(cands):
-        ok = passed.get(i)
-        if ok is None:
-            ok = passed.setdefault(i, refusal(cand, word, pos, _NOTHING, _NOTHING) is None)
-        if ok and cand.lower() not in used and cand.lower() not in question_words:  # refusal's "used" rule
-            return cand
-    return None
-
-
-_NOTHING: frozenset[str] = frozenset()
-
-
-@R.depends_on_resources
-@functools.lru_cache(maxsize=50_000)
-def _walk(word: str, nb, pos: str | None, k: int) -> tuple[tuple[str, ...], dict[int, bool]]:
-    """``word``'s neighbours and, by position, whether :func:`refusal` passes each with nothing used."""
-    return tuple(nb.neighbours(word.lower(), k)), {}
-
-
 def nearest_name(word: str, kind: str, nb, used: set[str], question_words: set[str], rng: random.Random) -> str:
     """Another person's name of ``kind``: the nearest of that kind in ``nb`` when ``word`` has a
     vector there, else one drawn with ``rng``; never ``word`` itself, a used word or a question word."""
     low = word.lower()
+    try:
+        ranked = ranked_names(low, kind, nb)
+    except TypeError:  # an unhashable backend
+        ranked = None
+    if ranked:
+        for n in ranked:
+            if n not in used and n not in question_words:
+                return n
     pool = [n for n in _other_names(kind, low) if n not in used and n not in question_words]
     if not pool:
         pool = [n for n in R.names_of_kind(kind) if n != low]
     nearest = _most_similar(low, pool, kind, nb)
     return nearest if nearest is not None else rng.choice(pool)
+
+
+@R.depends_on_resources
+@functools.lru_cache(maxsize=20_000)
+def ranked_names(low: str, kind: str, nb) -> tuple[str, ...] | None:
+    """The names of ``kind`` with a vector in ``nb`` that are not ``low`` in another form (:func:`_other_names`),
+    nearest to ``low`` first (ties by spelling), None when ``nb`` has no vectors or none for ``low``:
+    :func:`_most_similar`'s order, worked out once."""
+    matrix = getattr(nb, "matrix", None)
+    index = getattr(nb, "index", None)
+    if matrix is None or index is None or low not in index:
+        return None
+    known = [n for n in _other_names(kind, low) if n in index]
+    if not known:
+        return ()
+    rows, kind_matrix = _name_vectors(nb, kind)
+    negated = (-(kind_matrix[[rows[n] for n in known]] @ matrix[index[low]])).tolist()
+    return tuple(n for _, n in sorted(zip(negated, known)))
 
 
 @R.depends_on_resources
@@ -252,10 +196,29 @@ def _other_names(kind: str, low: str) -> tuple[str, ...]:
             continue
         if len(n) >= 4 and len(low) >= 4 and n[:4] == low[:4] and _shared_prefix(n, low) >= 0.6 * min(len(n), len(low)):
             continue
-        if la & lb or (gb and gb & R.nickname_groups(n)):
+        if la & lb or (gb and gb & R.nickname_groups(n)) or spelling_variant(n, low):
             continue
         out.append(n)
     return tuple(out)
+
+
+def spelling_variant(a: str, b: str) -> bool:
+    """Whether two names are spellings of one ("Grey" / "Gray", "Jon" / "John", "Lee" / "Li"): one edit apart,
+    or the same first letter and the same consonants in order."""
+    a, b = a.lower(), b.lower()
+    if a == b:
+        return True
+    if abs(len(a) - len(b)) <= 1 and _one_edit(a, b):
+        return True
+    skeleton = lambda w: w[:1] + "".join(ch for ch in w[1:] if ch not in "aeiouyh")  # noqa: E731
+    return a[:1] == b[:1] and skeleton(a) == skeleton(b)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) <= 1
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 @R.depends_on_resources

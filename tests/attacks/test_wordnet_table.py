@@ -170,23 +170,27 @@ def test_vocabulary_facts_read_back_give_the_same_neighbours(tmp_path, monkeypat
 # ------------------------------------------------------------------ the faster rules give the plain answers
 
 
-def test_nearest_different_and_names_are_the_plain_rules_in_any_order(wordnet_ok):
+def test_other_names_are_the_plain_rules(wordnet_ok):
     from robust_mrc.attacks import replacements as rp
 
-    nb = R.neighbours("wordnet")
     rnd = random.Random(3)
-    queries = [(w, rnd.choice(["n", None]), set(rnd.sample(WORDS, 5)), set(rnd.sample(WORDS, 3))) for w in WORDS for _ in range(3)]
-
-    def plain(word, pos, used, qwords):
-        return next((c for c in nb.neighbours(word, 25) if rp.refusal(c, word, pos, used, qwords) is None), None)
-
-    for order in (queries, list(reversed(queries))):
-        rp._walk.cache_clear()
-        for word, pos, used, qwords in order:
-            assert rp.nearest_different(word, nb, pos, used, qwords) == plain(word, pos, used, qwords), word
     for kind in ("female", "male", "given", "surname"):
-        for low in ["tom", "thomas", "mary", "molly", "smith", "smithson", "dog", "ann", "annie", *rnd.sample(R.names_of_kind(kind), 20)]:
-            expected = tuple(n for n in R.names_of_kind(kind) if not rp.same_word(n, low) and not R.same_name(n, low))
+        for low in [
+            "tom",
+            "thomas",
+            "mary",
+            "molly",
+            "smith",
+            "smithson",
+            "dog",
+            "ann",
+            "annie",
+            "grey",
+            *rnd.sample(R.names_of_kind(kind), 20),
+        ]:
+            expected = tuple(
+                n for n in R.names_of_kind(kind) if not rp.same_word(n, low) and not R.same_name(n, low) and not rp.spelling_variant(n, low)
+            )
             assert rp._other_names(kind, low) == expected, (kind, low)
 
 

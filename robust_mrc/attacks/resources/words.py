@@ -40,7 +40,59 @@ PRONOUNS = frozenset(
 # "What is the main idea of the passage?", "The best title is _"): they name the text itself, so a
 # neighbour ("entry", "headline", "novella") keeps the question's meaning; the flip must come from
 # the rest of the question (an antonym, else "not")
-FRAME_WORDS = frozenset("following passage passages article text paragraph story title idea".split())
+FRAME_WORDS = frozenset(
+    "following passage passages article text paragraph paragraphs story title idea writer writers author authors reader "
+    "readers narrator speaker sentence sentences statement statements word words phrase underlined part parts conclusion "
+    "purpose option options answer question questions".split()
+)
+
+# the number words AddSent moves to a near number word ("five" -> "six"), in order from one
+NUMBER_WORDS_IN_ORDER = tuple(
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
+    "nineteen twenty".split()
+)
+
+# a negation and what stands for it once taken out ("" : dropped): AddSent's step 3 on a negated question
+NEGATION_FLIPS = {
+    "not": "",
+    "n't": "",
+    "never": "",
+    "cannot": "can",
+    "no": "some",
+    "nothing": "something",
+    "nobody": "somebody",
+    "none": "some",
+}
+# what is left of an auxiliary once its "n't" goes ("ca" of "can't", "wo" of "won't")
+NT_HOSTS = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
+
+# antonyms of exam words whose first WordNet sense is not the exam's ("right" there is "correct", not "east")
+ANTONYM_OVERRIDES = {
+    "right": "wrong",
+    "wrong": "right",
+    "correct": "wrong",
+    "incorrect": "correct",
+    "true": "false",
+    "false": "true",
+    "best": "worst",
+    "worst": "best",
+    "better": "worse",
+    "worse": "better",
+    "most": "least",
+    "least": "most",
+    "more": "less",
+    "less": "more",
+    "first": "last",
+    "last": "first",
+    "many": "few",
+    "few": "many",
+    "much": "little",
+    "well": "badly",
+}
+# first-sense WordNet antonyms that do not read as the opposite in a question ("we ignore that" for "we know that")
+WEAK_ANTONYMS = frozenset("know work walk stay let common follow order run keep take give make".split())
+# words that are no adjective or verb of their own after these ("had better", "at least", "of course")
+FIXED_AFTER = {"better": ("'d", "had"), "best": ("'d", "had"), "least": ("at",), "most": ("at",), "last": ("at",)}
 
 AUXILIARIES = (
     "is",
