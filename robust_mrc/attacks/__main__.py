@@ -1,4 +1,4 @@
-"""Command line: list the attacks, or write an attacked copy of a data file with its statistics.
+"""Command line: list the attacks, write an attacked copy of a data file with its statistics, or audit an attack.
 
     python -m robust_mrc.attacks list [task=mc|span]
     python -m robust_mrc.attacks apply attack=charswap data=PATH out=PATH [seed=0] [limit=N]
@@ -7,10 +7,18 @@
         [pool_data=train.json] [pool_limit=N]
     python -m robust_mrc.attacks apply attack=addany ckpt=RUN/checkpoints/best.ckpt data=PATH out=PATH [budget=600]
     python -m robust_mrc.attacks stats attack=addsent data=PATH [limit=150] [seed=0] [out=PATH] [KEY=VALUE ...]
+    python -m robust_mrc.attacks audit attack=addsent data=PATH out=DIR [n=50] [seed=0] [controls=N] [KEY=VALUE ...]
+    python -m robust_mrc.attacks audit score sheet=DIR/sheet.csv [key=DIR/key.json]
 
 ``stats`` measures what the attack does to the data beside its paper's published figures
 (:mod:`robust_mrc.attacks.fidelity`: AddSent's "not" share, synonym and name replacements, CharSwap's
 share of words altered, DE's overlap with the answer) and prints them as JSON (``out=``: also written).
+
+``audit`` writes a blinded judging sheet of the attack's examples mixed with unlabelled clean
+controls into the directory ``out=`` (``sheet.csv``, ``sheet.md``, ``instructions.md``, and
+``key.json``, which the judge must not open); ``audit score`` turns the filled sheet into the
+validity / flip / fluency table with 95 % Wilson intervals and the controls checked
+(``<sheet>.score.md`` and ``.score.json``, printed): :mod:`robust_mrc.attacks.audit`.
 
 ``data=`` is a file the readers load (format detected); the attacked set is written in the input's
 own format (or ``format=``), with examples the attack cannot change kept as they are
@@ -63,7 +71,8 @@ from robust_mrc.data.examples import MCExample
 from robust_mrc.models.scoring import SEARCH_PRECISIONS
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
-COMMANDS = ("list", "apply", "stats")
+COMMANDS = ("list", "apply", "stats", "audit")
+SCORE = "score"  # audit's second verb: `audit score sheet=FILE`
 HF = "hf"  # apply's format=hf: a Hugging Face datasets directory with its dataset card
 _HELP_FLAGS = ("-h", "--help", "help")
 
@@ -196,16 +205,17 @@ def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int,
 _TASKS = ("mc", "span")
 
 
-def _whole(cfg: dict, key: str, lo: int = 0, null: bool = False) -> int | None:
+def _whole(cfg: dict, key: str, lo: int = 0, null: bool = False, null_means: str = "all") -> int | None:
     """``cfg[key]``, a whole number ``>= lo`` (the mapping form may spell it as text: ``"3"``), or
-    None for null where ``null`` allows it; else a one-line error naming the key."""
+    None for null where ``null`` allows it (``null_means``: what null stands for, in the error);
+    else a one-line error naming the key."""
     value = cfg[key]
     if null and value in (None, "", "null"):
         return None
     if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or value < lo:
-        raise SystemExit(f"{key}={value!r}: expected a whole number >= {lo}" + (" or null (all)" if null else ""))
+        raise SystemExit(f"{key}={value!r}: expected a whole number >= {lo}" + (f" or null ({null_means})" if null else ""))
     return value
 
 
@@ -504,6 +514,55 @@ def stats(cfg) -> dict:
     return result
 
 
+def audit(cfg) -> dict:
+    """``audit``: the blinded judging sheet of ``attack=`` on ``data=`` in the directory ``out=``
+    (:func:`robust_mrc.attacks.audit.draw_sample`, :func:`~robust_mrc.attacks.audit.write_audit`);
+    returns its summary. ``cfg`` as for :func:`apply`."""
+    from robust_mrc.attacks.audit import audit_dir_problem, audit_files, draw_sample, write_audit
+
+    cfg, params = _arguments(cfg)
+    for key in ("attack", "data", "out"):
+        if cfg[key] is None:
+            raise SystemExit(f"audit needs {key}=...  (e.g. attack=addsent data=race.jsonl n=50 seed=7 out=audit/)")
+    if cfg["ckpt"]:
+        raise SystemExit(f"ckpt={cfg['ckpt']}: audit runs the attack without a model (apply with ckpt= makes a searched set)")
+    n, controls = _whole(cfg, "n", lo=1), _whole(cfg, "controls", null=True, null_means="10 % of n, at least 5")
+    if problem := audit_dir_problem(cfg["out"]):
+        raise SystemExit(problem)
+    _check_outputs(audit_files(cfg["out"]))
+    examples, _task, attack, (seed, epoch, limit), _pool = _load_and_build(cfg, params)
+    sample = draw_sample(attack, list(examples), n, seed, controls, epoch)
+    meta = {"data": str(cfg["data"]), "limit": limit, "given": params, "command": _audit_command(cfg, params)}
+    return write_audit(sample, cfg["out"], meta)
+
+
+def _audit_command(cfg: dict, params: dict) -> str:
+    """The ``audit`` command line that draws the same sheet again (the keys that differ from the defaults)."""
+    import shlex
+
+    own = own_defaults()
+    args = [f"{k}={cfg[k]}" for k in ("attack", "data") if cfg[k] is not None]
+    args += [f"{k}={cfg[k]}" for k in own if k not in ("attack", "data", "out") and str(cfg[k]) != str(own[k])]
+    args += [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in params.items()]
+    return "python -m robust_mrc.attacks audit " + " ".join(shlex.quote(a) for a in args + ["out=NEW_DIR"])
+
+
+def score(cfg) -> dict:
+    """``audit score``: the table of the filled ``sheet=`` with its ``key=`` (default: the key
+    beside it), written beside the sheet (:func:`robust_mrc.attacks.audit.write_score`); returns it
+    with ``markdown`` and the paths written."""
+    from robust_mrc.attacks.audit import score_markdown, score_sheet, write_score
+
+    cfg, params = _arguments(cfg)
+    if params:
+        raise SystemExit(f"audit score takes sheet= and key=, not {', '.join(sorted(params))}")
+    if cfg["sheet"] is None:
+        raise SystemExit("audit score needs sheet=...  (the filled sheet.csv; key= defaults to key.json beside it)")
+    table = score_sheet(cfg["sheet"], cfg["key"])
+    md, js = write_score(table, cfg["sheet"])
+    return {**table, "markdown": score_markdown(table), "written": [str(md), str(js)]}
+
+
 def _attack_help(name, task) -> str:
     """The declared parameters of the attack ``name`` (for ``task``, or the tasks that have it); ""
     without a name. In ``conf/attacks.yaml``'s help as ``${attack_parameters:...}``."""
@@ -568,6 +627,11 @@ def _run(command: str, cfg: DictConfig) -> None:
             print(f"{r['task']:<5} {r['name']:<{width}}  {r['method']:<8}  {r['paper']:<38} {r['description']}")
     elif command == "apply":
         print(json.dumps(apply(cfg), indent=2))
+    elif command == "audit":
+        print(json.dumps(audit(cfg), indent=2, ensure_ascii=False))
+    elif command == SCORE:
+        table = score(cfg)
+        print(table["markdown"] + f"Written: {', '.join(table['written'])}")
     else:
         print(json.dumps(stats(cfg), indent=2))
 
@@ -580,14 +644,16 @@ def _main(argv: list[str]) -> None:
         command, rest = "", ["--help"]
     elif command not in COMMANDS:
         hint = " (--help for any)" if any(a in _HELP_FLAGS for a in rest) else ""
-        raise SystemExit(f"unknown command {command!r}; use `list`, `apply` or `stats`{hint}")
+        raise SystemExit(f"unknown command {command!r}; use `list`, `apply`, `stats` or `audit`{hint}")
+    if command == "audit" and rest[:1] == [SCORE]:
+        command, rest = SCORE, rest[1:]
     if not OmegaConf.has_resolver("attack_parameters"):
         OmegaConf.register_new_resolver("attack_parameters", _attack_help)
     hydra_command(functools.partial(_run, command), CONF, "attacks", hydra_arguments(rest))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m robust_mrc.attacks list|apply|stats KEY=VALUE ...``; a mistake: ``Error: ...``
+    """``python -m robust_mrc.attacks list|apply|stats|audit KEY=VALUE ...``; a mistake: ``Error: ...``
     (one line) and exit status 1."""
     from robust_mrc.config.cli import run_command
 

@@ -62,17 +62,19 @@ class AttackSpec:
 
 ATTACKS_DIR = Path(__file__).resolve().parent
 TEXT_HELPERS = (ATTACKS_DIR.parent / "data" / "text.py",)
+NOT_ATTACK_CODE = ("__main__.py", "audit.py")  # the command line and the validity audits: they attack nothing themselves
 
 
 @functools.lru_cache(maxsize=4)
 def attacks_code_digest(root: Path = ATTACKS_DIR) -> str:
     """A digest of the attack code (every ``.py`` under ``robust_mrc/attacks``, word lists and
-    rules included, but not the command line ``__main__.py``, which attacks nothing itself; and
+    rules included, but not :data:`NOT_ATTACK_CODE`: the command line ``__main__.py`` and the
+    validity audits ``audit.py``, which attack nothing themselves; and
     ``robust_mrc/data/text.py``, the word splitting they use):
     cached attacked sets carry it in their fingerprint, so a version of the package that attacks
     differently never reuses sets made by another."""
     h = hashlib.blake2b(digest_size=12)
-    for path in sorted(p for p in root.rglob("*.py") if p.relative_to(root).as_posix() != "__main__.py"):
+    for path in sorted(p for p in root.rglob("*.py") if p.relative_to(root).as_posix() not in NOT_ATTACK_CODE):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     for path in TEXT_HELPERS:  # the word splitting and normalisation the attacks use
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")

@@ -166,6 +166,7 @@ def test_the_attack_code_digest_follows_the_code(tmp_path):
     attacks_code_digest.cache_clear()
     assert attacks_code_digest(tmp_path) == first
     (tmp_path / "__main__.py").write_text("print('a command line')\n")  # the CLI attacks nothing itself
+    (tmp_path / "audit.py").write_text("SHEET = 'sheet.csv'\n")  # nor do the validity audits
     attacks_code_digest.cache_clear()
     assert attacks_code_digest(tmp_path) == first
     (tmp_path / "mc" / "a.py").write_text("RULE = 2\n")
