@@ -68,7 +68,8 @@ NOT_ATTACK_CODE = ("__main__.py", "audit.py")  # the command line and the validi
 @functools.lru_cache(maxsize=4)
 def attacks_code_digest(root: Path = ATTACKS_DIR) -> str:
     """A digest of the attack code (every ``.py`` under ``robust_mrc/attacks``, word lists and
-    rules included, but not :data:`NOT_ATTACK_CODE`: the command line ``__main__.py`` and the
+    rules included, and the data files of ``resources/data`` (contrast sets, names, homoglyphs), but not
+    :data:`NOT_ATTACK_CODE`: the command line ``__main__.py`` and the
     validity audits ``audit.py``, which attack nothing themselves; and
     ``robust_mrc/data/text.py``, the word splitting they use):
     cached attacked sets carry it in their fingerprint, so a version of the package that attacks
@@ -76,6 +77,8 @@ def attacks_code_digest(root: Path = ATTACKS_DIR) -> str:
     h = hashlib.blake2b(digest_size=12)
     for path in sorted(p for p in root.rglob("*.py") if p.relative_to(root).as_posix() not in NOT_ATTACK_CODE):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(p for p in (root / "resources" / "data").glob("*") if p.is_file()):  # word lists: contrast sets, names
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     for path in TEXT_HELPERS:  # the word splitting and normalisation the attacks use
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()

@@ -171,7 +171,12 @@ def test_the_attack_code_digest_follows_the_code(tmp_path):
     assert attacks_code_digest(tmp_path) == first
     (tmp_path / "mc" / "a.py").write_text("RULE = 2\n")
     attacks_code_digest.cache_clear()
-    assert attacks_code_digest(tmp_path) != first and attacks_code_digest() != first
+    second = attacks_code_digest(tmp_path)
+    assert second != first and attacks_code_digest() != first
+    (tmp_path / "resources" / "data").mkdir(parents=True)  # a word list the rules read (contrast sets, names)
+    (tmp_path / "resources" / "data" / "contrast_sets.txt").write_text("day: Monday, Tuesday\n")
+    attacks_code_digest.cache_clear()
+    assert attacks_code_digest(tmp_path) != second
 
 
 def test_a_damaged_or_unwritable_cache_heals_or_is_skipped(mc_ckpts, tmp_path, caplog):

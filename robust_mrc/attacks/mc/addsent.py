@@ -58,7 +58,7 @@ from robust_mrc.attacks.inflection import article_for, degree, fix_articles, plu
 from robust_mrc.attacks.mc.question import Question, read_question, read_questions, warn_heuristic
 from robust_mrc.attacks.replacements import kind_of, nearest_name, part_of, ranked_names, same_word, synonyms
 from robust_mrc.attacks.resources import contrasts as C
-from robust_mrc.data.cloze import has_blank
+from robust_mrc.data.cloze import BLANK_RE, has_blank
 from robust_mrc.papers import cite
 
 log = logging.getLogger(__name__)
@@ -181,10 +181,14 @@ def _contrast_slots(q: Question, nb, taken: set[int], qwords: frozenset[str]) ->
             continue  # a modifier ("computer teacher", "fruit flies"): the head is what the question names
         if not any(ch.isupper() for ch in found.form) and start > 0 and q.tokens[start].text[:1].isupper():
             continue  # a common noun written as part of a name ("Green Island")
-        nouns = (R.NOUN, R.PROPN)
-        if end - start == 1 and (
-            (start + 1 < len(q.tokens) and q.tokens[start + 1].pos in nouns and _compound(q.tokens[start].text, q.tokens[start + 1].text))
-            or (start > 0 and q.tokens[start - 1].pos in nouns and _compound(q.tokens[start - 1].text, q.tokens[start].text))
+        common = not any(ch.isupper() for ch in found.form)  # "motor cars", not "the ancient Greeks"
+        if (
+            common
+            and end - start == 1
+            and (
+                (start + 1 < len(q.tokens) and _compound(q.tokens[start].text, q.tokens[start + 1].text))
+                or (start > 0 and _compound(q.tokens[start - 1].text, q.tokens[start].text))
+            )
         ):
             continue  # a word of a compound WordNet lists whole ("ice cream", "fruit flies")
         sets = C.set_names(found.form)
@@ -350,7 +354,8 @@ def _number_slots(q: Question, taken: set[int]) -> list[Slot]:
             slots.append(Slot(i, i + 1, "number", t.text, (), "ordinal"))
         elif low in R.NUMBER_WORDS_IN_ORDER and t.pos == R.NUM:
             v = R.NUMBER_WORDS_IN_ORDER.index(low) + 1
-            near = [v + d for d in (1, -1, 2, -2, 3, 3) if 1 <= v + d <= len(R.NUMBER_WORDS_IN_ORDER)]
+            low_end = 2 if v > 1 else 1  # "two holes" never becomes "one holes"
+            near = [v + d for d in (1, -1, 2, -2, 3, 3) if low_end <= v + d <= len(R.NUMBER_WORDS_IN_ORDER)]
             choices = tuple(dict.fromkeys(match_case(t.text, R.NUMBER_WORDS_IN_ORDER[n - 1]) for n in near))
             slots.append(Slot(i, i + 1, "number", t.text, choices, "word"))
         else:
@@ -596,13 +601,20 @@ def _lower_first(option: str) -> str:
 def sentence(altered: str, distractor: str) -> str:
     """The inserted sentence: the flipped question with the wrong option (see the module doc); "a" / "an"
     agree with the words after them."""
-    from robust_mrc.data.cloze import fill_blank
-
     option = " ".join(distractor.split())
     body = re.sub(r"(?<=\w)(?=_)|(?<=_)(?=\w)", " ", altered.strip())  # a blank glued to a word ("Woof_")
     if has_blank(body):
-        text = " ".join(fill_blank(body, option).split())
+        blanks = len(BLANK_RE.findall(body))
+        parts = [p.strip() for p in option.split(";")]
+        fills = parts if blanks > 1 and len(parts) == blanks else [option]  # "Tom loves _ and Jill loves _": "sports; animals"
+        for fill in fills:
+            before, after = BLANK_RE.split(body, maxsplit=1)
+            if after.strip(" .!?"):  # a blank inside the sentence: the option's own full stop goes
+                fill = fill.rstrip(" .")
+            body = f"{before}{fill}{after}"
+        text = " ".join(body.split())
         text = re.sub(r"\s+([,.;:!?])", r"\1", text).rstrip(" ?")
+        text = re.sub(r"(?<!\.)\.\.(?!\.)", ".", text)  # the option's full stop and the question's
         if text and text[-1] not in ".!\"'":
             text += "."
         text = text[:1].upper() + text[1:]
