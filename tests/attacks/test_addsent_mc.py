@@ -116,7 +116,8 @@ def test_sentences_read_as_sentences():
     assert sentence("From the passage, we do not know that.", "All the people are pleased with the move.") == (
         "From the passage, we do not know that all the people are pleased with the move."
     )
-    assert sentence("Why did Jim go there?", "to meet his aunt") == "Why did Jim go there? To meet his aunt."
+    assert sentence("Why did Jim go there?", "To meet his aunt") == "Why did Jim go there: to meet his aunt."
+    assert sentence("Who can not drive?", "John.") == "Who can not drive: John."
     assert sentence("David is a _ .", "English boy") == "David is an English boy."
     assert sentence("From the passage,we know that Woof_.", "is busy") == "From the passage,we know that Woof is busy."
 

@@ -28,9 +28,9 @@ sentence no longer asks what the question asks:
    it: after the auxiliary ("we can not learn"), before the verb of a question with inversion ("what
    can we not infer"), with "do" support ("we do not know", "the passage does not tell").
 
-Then the sentence: a blank takes the wrong option; a question ending in "?" is followed by the
-option as its answer ("Why did Jim go there? To meet his aunt."); a stem that ends in "." or runs on
-("From the passage we know that.") is continued by the option. Wrong options that only point at
+Then one sentence: a blank takes the wrong option; a question ending in "?" takes it after a colon,
+as the paper appends it ("Why did Jim go there: to meet his aunt."); a stem that ends in "." or runs
+on ("From the passage we know that.") is continued by it. Wrong options that only point at
 other options ("all of the above", "both A and B") are used last. Articles agree with the words
 put after them ("a evil" never stands).
 
@@ -618,15 +618,15 @@ def sentence(altered: str, distractor: str) -> str:
         if text and text[-1] not in ".!\"'":
             text += "."
         text = text[:1].upper() + text[1:]
-    elif "?" in body[-3:]:
-        body = body[: body.rindex("?") + 1]
-        option = option[:1].upper() + option[1:]
-        text = f"{body} {option}" + ("" if option[-1:] in ".!?\"'" else ".")
+    elif "?" in body[-3:]:  # one sentence: the question and, after a colon, the option
+        body = body[: body.rindex("?")].rstrip()
+        option = _lower_first(option).rstrip()
+        text = f"{body}: {option}" + ("" if option[-1:] in ".!?\"'" else ".")
     else:
         body = body.rstrip(" .:;,")
         option = _lower_first(option).rstrip()
         text = f"{body} {option}" + ("" if option[-1:] in ".!?\"'" else ".")
-    return fix_articles(text)
+    return fix_articles(text[:1].upper() + text[1:])
 
 
 def _distractors(ex, n: int, rng: random.Random) -> list[str]:
