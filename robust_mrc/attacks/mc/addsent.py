@@ -20,6 +20,8 @@ sentence no longer asks what the question asks:
    question with a wrong option), and so do the names of organisations, works, events, laws and
    products, the exam-question frame words (passage, writer, author, title, following, ...), titles
    ("Mr", "Mrs") and codes mixing letters and digits ("H7N9").
+   A replacement the passage already speaks of (a name, noun or place it uses) is never brought in:
+   the sentence is about something else, so the passage cannot contradict it.
 2. only the **first** adjective, adverb or verb with a WordNet antonym in its first sense goes to that
    antonym, in the original's form (stopped -> started, cleverest -> stupidest); not a word after
    "how" ("how old" and "how young" ask the same thing), not a frame word.
@@ -533,11 +535,16 @@ def _pick(choices: tuple[str, ...], used: set[str]) -> str | None:
     return choices[0] if choices else None
 
 
-def perturb(p: Plan, rng: random.Random, nb, used: set[str], use_antonyms: bool = True) -> tuple[str, list[tuple[str, str, str]]]:
+def perturb(
+    p: Plan, rng: random.Random, nb, used: set[str], use_antonyms: bool = True, avoid: frozenset[str] = frozenset()
+) -> tuple[str, list[tuple[str, str, str]]]:
     """The question with its meaning flipped and the changes ``(step, original, replacement)`` (none: not flipped).
 
     ``used`` holds the replacement words of the sentences already built: each slot takes its first
-    choice not among them (the paper's "different replacement words"), else its first."""
+    choice not among them (the paper's "different replacement words"), else its first. ``avoid``: the
+    passage's words (:func:`passage_words`); a noun, place or name the passage already speaks of is never
+    brought in (the sentence would then state something about it that the passage may contradict), and a
+    number the passage holds is drawn again: a slot whose every choice is there keeps its word."""
     q = p.question
     out = list(p.texts)
     changes: list[tuple[str, str, str]] = []
@@ -550,12 +557,19 @@ def perturb(p: Plan, rng: random.Random, nb, used: set[str], use_antonyms: bool 
             antonym_done = True
         if slot.step == "number":
             new = _shift(slot, rng)
+            for _ in range(4):
+                if new.lower() not in avoid:
+                    break
+                new = _shift(slot, rng)
         elif slot.step == "name":
-            new = next((c for c in slot.choices if c.lower() not in used and c.lower() not in qwords), None)
+            new = next((c for c in slot.choices if c.lower() not in used and c.lower() not in qwords and c.lower() not in avoid), None)
             if new is None:
-                new = nearest_name(slot.original.lower(), slot.kind, nb, used, qwords, rng).capitalize()
-        else:
+                new = nearest_name(slot.original.lower(), slot.kind, nb, used | avoid, qwords, rng).capitalize()
+        elif slot.step == "antonym":
             new = _pick(slot.choices, used)
+        else:
+            fresh = tuple(c for c in slot.choices if not _mentioned(c, avoid))
+            new = _pick(fresh, used)
             if new is None:
                 continue
         if slot.step in ("noun", "entity", "antonym") and slot.original[:1].isupper() and not new[:1].isupper():
@@ -573,6 +587,23 @@ def perturb(p: Plan, rng: random.Random, nb, used: set[str], use_antonyms: bool 
         out = list(p.negated)
         changes.append(("not", "", "not"))
     return " ".join("".join(out).split()), changes
+
+
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+
+
+@functools.lru_cache(maxsize=1024)
+def passage_words(passage: str) -> frozenset[str]:
+    """The passage's words, lower case, each also without a final "s" / "es" ("girls": "girl" too) and its numbers."""
+    words = {w.lower() for w in _WORD.findall(passage)}
+    words |= {w[:-1] for w in words if w.endswith("s") and len(w) > 3} | {w[:-2] for w in words if w.endswith("es") and len(w) > 4}
+    return frozenset(words | set(re.findall(r"\d[\d,]*", passage)))
+
+
+def _mentioned(candidate: str, avoid: frozenset[str]) -> bool:
+    """Whether every word of ``candidate`` (its head, for a phrase) is one the passage uses."""
+    words = candidate.lower().split()
+    return bool(words) and words[-1] in avoid
 
 
 def _agree_article(q: Question, out: list[str], i: int, new: str) -> None:
@@ -593,7 +624,8 @@ def _lower_first(option: str) -> str:
         return option
     first = words[0]
     core = re.sub(r"\W", "", first)
-    if not core or core == "I" or (len(core) > 1 and core.isupper()) or R.name_kinds(core) or C.members_of(core) and core[:1].isupper():
+    proper = any(f[:1].isupper() for member in C.members_of(core) for f in member if f.lower() == core.lower())
+    if not core or core == "I" or (len(core) > 1 and core.isupper()) or R.name_kinds(core) or core.lower() in R.TITLES or proper:
         return option
     return option[:1].lower() + option[1:]
 
@@ -719,8 +751,9 @@ class AddSentMC(Attack):
         used: set[str] = set()
         bounds = sentence_boundaries(ex.passage)
         added, places = [], []
+        avoid = passage_words(ex.passage)
         for distractor in picks:
-            altered, changes = perturb(p, rng, nb, used, use_antonyms)
+            altered, changes = perturb(p, rng, nb, used, use_antonyms, avoid)
             record.append(changes)
             if not changes:
                 continue
