@@ -9,23 +9,34 @@ learnt the mark falls. Reports keep the probes out of the attack average and sho
 score minus clean in their "shortcut" column. (AddSent's probe is ``diagnosis``: the question with
 its correct answer written into the passage, placed like AddSent's sentences.)
 
-* ``extraction_cue`` (built like ``de_lexical``, the model-free DE): the wrong options replaced by
-  the passage spans :func:`~robust_mrc.attacks.mc.distractors.extract_spans` finds (windows sharing
-  question stems, walked with the DE filtering rules), for questions whose correct option is itself
-  a passage span (its normalized text occurs in the normalized passage as whole words): then every
-  option is copied from the passage, the correct one included, and "copied from the passage" no
-  longer tells the answer. Other questions, and those with fewer usable spans than wrong options
-  (no backfilling with the originals, which would leave options that are not passage spans): None.
+* ``extraction_cue`` (built like ``de_lexical``, the model-free DE): for a question whose correct
+  option is a passage span (its normalized text occurs in the normalized passage as whole words), the
+  wrong options replaced by passage spans of the correct option's kind (:func:`typed_spans`):
+  windows within half of its word count either way (:func:`length_band`), inside clauses that do not
+  state the answer, ranked by the question stems they share (as ``de_lexical`` ranks them), that are
+  whole phrases (no cut word, blank, line break, dangling function word; one piece of spaCy's parse:
+  :func:`~robust_mrc.attacks.phrases.fragment`), of the answer's phrase profile (noun phrase, number,
+  prepositional phrase, verb phrase of one form, clause, adjective...: :func:`~robust_mrc.attacks.phrases.phrase_profile`),
+  in a cloze question filling the blank as the answer does (:func:`~robust_mrc.attacks.phrases.cloze_role`),
+  with a content word the question lacks, then the DE rules (:func:`filter_spans`); each written as
+  the answer is (first letter's case, final stop: :func:`styled`). Every option is then copied from
+  the passage, the correct one included, and "copied from the passage" no longer tells the answer,
+  while no option stands out as the only one that reads as an answer. Other questions, and those
+  with fewer such spans than wrong options (no backfilling with the originals): None. ``tagger``:
+  spaCy's parse (auto where installed) or the heuristic tagger's tags (weaker: no parse).
 * ``magnet_cue``: the correct option made to look like a magnet option. Each option is scored on its
   own with the passage and the question, so what a model can see of a magnet (an option of another
   passage's question, :mod:`robust_mrc.attacks.mc.options`, always wrong in the attacked copies) is
   an option whose words the passage does not hold. The probe gives the correct option that look
-  without changing its text: every passage word that shares a stem with a content word of the
-  correct option is replaced by its nearest word (``vectors=``, the nearest-word backend of
-  ``word_replace``; the first candidate whose stem is not one of the option's), so the passage states
-  the same facts in other words and no longer holds the correct option's words, as it does not hold
-  a magnet's. The wrong options keep their ties to the passage. None when no such word has a
-  near word.
+  without changing its text or a fact of the passage: every passage word that shares a stem with a
+  content word of the correct option is replaced by a same-sense synonym
+  (:func:`~robust_mrc.attacks.synonyms.same_sense_synonym`: another lemma of the word's dominant
+  WordNet sense, whose dominant sense it is too; the word's sense in its sentence checked against
+  it with the offline MiniLM, ``senses``), inflected to the word's form with "a"/"an" agreeing; names,
+  numbers, function words and words governing a preposition stay (:func:`~robust_mrc.attacks.synonyms.replaceable`),
+  as do words without such a synonym, so the correct option holds fewer of the passage's words, as a
+  magnet holds none. The wrong options keep their ties to the passage (no replacement shares a stem
+  with them). None when no word is replaced.
 
 What they promise: the correct option's text is untouched and still at ``options[label]``; the
 question is unchanged; ``extraction_cue`` changes only the wrong options, ``magnet_cue`` only the
