@@ -118,8 +118,8 @@ SUITES = {
         "dg_retrieval": "fd050c2e2dad8975",
         "diagnosis": "01429a83557f5cb2",
         "random_option": "6e5522c76e940fa3",
-        "extraction_cue": "2b2e246f707c3cc9",
-        "magnet_cue": "5a434bb01e6bbe01",
+        "extraction_cue": "44317e485d8f6e23",
+        "magnet_cue": "3f86eb63749d3402",
     },
     "squad": {
         "clean": "de85df4229686d4f",

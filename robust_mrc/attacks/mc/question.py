@@ -155,9 +155,9 @@ R.depends_on_resources(_CACHE)
 
 def _read(text: str, reader: str) -> Question:
     if reader == "spacy":
-        from robust_mrc.attacks.resources.spacy_tagger import full_pipeline
+        from robust_mrc.attacks.resources.spacy_tagger import pipeline
 
-        return _from_doc(text, full_pipeline()(text))
+        return _from_doc(text, pipeline()(text))
     return _heuristic(text)
 
 
@@ -182,8 +182,8 @@ def read_questions(texts: Iterable[str], reader: str, batch_size: int = 256) -> 
         for t in todo:
             read_question(t, reader)
         return len(todo)
-    from robust_mrc.attacks.resources.spacy_tagger import full_pipeline
+    from robust_mrc.attacks.resources.spacy_tagger import pipeline
 
-    for text, doc in zip(todo, full_pipeline().pipe(todo, batch_size=batch_size)):
+    for text, doc in zip(todo, pipeline().pipe(todo, batch_size=batch_size)):
         _keep((text, reader), _from_doc(text, doc))
     return len(todo)

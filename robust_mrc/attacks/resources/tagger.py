@@ -13,7 +13,8 @@ Which tagger (``tagger=`` of the attacks that tag, or ``$ROBUST_MRC_TAGGER``):
 Both are deterministic: the same tokens get the same tags in every process with the same packages.
 So ``auto`` gives the same data on every machine where the same packages are installed, but
 installing spaCy changes the output of the attacks that tag (AddSent): :func:`tagger_name` says
-which tagger (and pipeline version) is in use.
+which tagger (and pipeline version) is in use. :func:`penn_tags` gives spaCy's Penn Treebank tags
+(the heuristic has none: None).
 """
 
 from __future__ import annotations
@@ -91,6 +92,16 @@ def pos_tag(tokens: list[str], tagger: str | None = None) -> list[str]:
 
         return list(spacy_tagger.tag(tuple(tokens)))
     return heuristic_tag(tokens)
+
+
+def penn_tags(tokens: list[str], tagger: str | None = None) -> list[str] | None:
+    """The Penn Treebank tags of ``tokens`` (``NNS``, ``VBD``, ``JJR``...) where ``tagger`` resolves to
+    spaCy; None for the heuristic, which has no such tags."""
+    if resolve_tagger(tagger) != "spacy":
+        return None
+    from robust_mrc.attacks.resources import spacy_tagger
+
+    return list(spacy_tagger.penn_tags(tuple(tokens)))
 
 
 @functools.lru_cache(maxsize=200_000)

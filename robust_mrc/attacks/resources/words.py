@@ -132,6 +132,14 @@ NOUN_PHRASE_WORDS = frozenset(("the", "a", "an", "'s", "his", "her", "its", "the
 
 CARDINALS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 NUMBER_WORDS = frozenset(CARDINALS + ("twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion"))
+# every word that states a number or a count (cardinals to "billion", the tens, ordinals, "dozen", "half",
+# "twice", "pair"...): a rewording that keeps the facts leaves them as they are
+QUANTITY_WORDS = NUMBER_WORDS | frozenset(
+    """zero thirteen fourteen fifteen sixteen seventeen eighteen nineteen sixty seventy eighty ninety trillion
+    hundreds thousands millions billions dozen dozens score scores first second third fourth fifth sixth seventh
+    eighth ninth tenth eleventh twelfth twentieth hundredth thousandth millionth half halves quarter quarters
+    once twice thrice double triple single pair couple both""".split()
+)
 MONTHS = (
     "january",
     "february",
