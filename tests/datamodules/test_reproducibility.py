@@ -71,11 +71,11 @@ RECORDED = {
     },
     # span mix leaves addsentmod out (a held-out probe, as Jia & Liang 2017)
     ("task=span", "attack=mix"): {
-        "epoch0": "fd84e261bacbe0c0/word_noise:attacked,word_noise:attacked,word_noise:attacked",
-        "epoch1": "7dc3b2883fca81cb/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch0": "bb17efd301cd1c40/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch1": "86c06488451d718f/word_noise:attacked,word_noise:attacked,word_noise:attacked",
         "validation": {
             "clean": "8cacb5f9a33c349b",
-            "addsent": "babb211bbd06478b",
+            "addsent": "551551d007f11db0",
             "char_noise": "619abaa940398948",
             "word_noise": "1ccc029706534caa",
         },
@@ -123,9 +123,9 @@ SUITES = {
     },
     "squad": {
         "clean": "de85df4229686d4f",
-        "addsent": "17e54228b26972d5",
-        "addonesent": "0296d12e150c563d",
-        "addsentmod": "b2acd4694a6fb10b",
+        "addsent": "ffdbb7d73decbec4",
+        "addonesent": "6a34ad1da6022c8e",
+        "addsentmod": "6274f347dea065b6",
         "random_words": "029f6d535192e939",
         "char_noise": "3ecab2fefa062880",
         "char_noise_all": "cb147a3552d70929",

@@ -1,16 +1,39 @@
 """AddSent step 1: alter the question (Jia & Liang 2017, section 4.1).
 
-Special swaps (largest<->smallest, US<->UK, ...), WordNet antonyms (first synset, single words) of
-nouns and adjectives, nearest words for proper nouns, another first digit for numbers, and a fixed
-name per entity type as fall-back. A candidate whose stem is a prefix of the original's (or the
-reverse) or that already occurs in the question is rejected.
+Per token, in this order:
+
+* special swaps (largest<->smallest, US<->UK, ...); a degree word before a noun swaps as a
+  quantity ("most types" -> "few types"), and an adjective or adverb right after a swapped
+  degree word stays ("less likely" -> "more likely", not "more unlikely");
+* a year (1000-2100, also a decade "1980s") moves back ten years per variant (never later than
+  the year it was); another first digit for other numbers;
+* an acronym goes to a nearest word of its length that WordNet does not know ("CBS" -> "NBC"); a
+  capitalised adjective to a nearest adjective ("European" -> "Scandinavian");
+* proper nouns, one token per run of them ("Jean De Rely", "Super Bowl"): a first name to another
+  first name of the same kind, else the run's last token to a nearest word that is a noun or a
+  name and neither a WordNet synonym nor within three hypernym or holonym links of it ("Warsaw"
+  -> "Poland" is refused), else (a single name after a place preposition, a listed person name,
+  or a name after do/be or before a verb or 's) a fixed name;
+* WordNet antonyms (first synset, single words, used at least once in WordNet's sense-tagged
+  corpus: "member" -> "nonmember" is refused) of nouns and adjectives, in the number or degree of
+  the word they replace.
+
+A candidate whose stem is a prefix of the original's (or the reverse) or that already occurs in
+the question is rejected. When none of this changed a content word outside the question's opening
+wh-phrase, the last proper noun there goes to a fixed name. ``variant`` picks the next candidate
+of each rule.
 """
 
 from __future__ import annotations
 
+import functools
+import re
+import zlib
+
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.editing import match_case
-from robust_mrc.data.text import TOKEN_RE
+from robust_mrc.attacks.inflection import degree, plural
+from robust_mrc.attacks.resources.cache import depends_on_resources
 
 # AddSent's special swaps, both ways (an attack-specific table, not an English word list)
 SWAPS: dict[str, str] = {}
@@ -49,14 +72,68 @@ for _a, _b in [
     ("older", "younger"),
 ]:
     SWAPS[_a], SWAPS[_b] = _b, _a
+_DEGREE_WORDS = frozenset(("more", "less", "most", "least"))
+# a degree word before a noun is a quantity: its swap is a quantity too
+_QUANTITY_SWAPS = {"most": "few", "more": "fewer", "least": "most", "less": "more"}
+_CASE_SENSITIVE_SWAPS = frozenset(("us", "uk"))  # only the countries (US, UK), never the pronoun "us"
 
 # a proper noun with no usable nearest word: a place after a place preposition, else a person
 _FALLBACK_NAMES = {"person": ("Jeff", "Charles"), "place": ("Chicago", "Melbourne"), "other": ("Acme", "Globex")}
+_YEAR_RE = re.compile(r"^(\d{4})(s?)$")
+_FIRST_NAME_KINDS = ("female", "male", "given")
 
 
 def _rejected(cand: str, orig: str, qwords: set[str]) -> bool:
     sc, so = R.stem(cand), R.stem(orig)
     return not cand or sc.startswith(so) or so.startswith(sc) or cand.lower() in qwords
+
+
+@depends_on_resources
+@functools.lru_cache(maxsize=100_000)
+def _synonyms(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` share a WordNet synset (False without WordNet)."""
+    if not R.has_wordnet():
+        return False
+    wn = R.wordnet()
+    return bool({s.name() for s in wn.synsets(a)} & {s.name() for s in wn.synsets(b)})
+
+
+def _around(synset, steps: int = 3) -> set:
+    """``synset`` and what lies within ``steps`` hypernym (and instance-hypernym) or holonym links above it."""
+    seen, frontier = {synset}, [synset]
+    for _ in range(steps):
+        nxt = []
+        for s in frontier:
+            for r in (*s.hypernyms(), *s.instance_hypernyms(), *s.part_holonyms(), *s.member_holonyms()):
+                if r not in seen:
+                    seen.add(r)
+                    nxt.append(r)
+        frontier = nxt
+    return seen
+
+
+@depends_on_resources
+@functools.lru_cache(maxsize=100_000)
+def _related(a: str, b: str) -> bool:
+    """Whether the nouns ``a`` and ``b`` are the same thing for WordNet, or one is within two
+    hypernym or holonym links of the other ("reporter" / "journalist", "Warsaw" / "Poland"); False
+    without WordNet or when either is unknown to it."""
+    if not R.has_wordnet():
+        return False
+    wn = R.wordnet()
+    sa, sb = wn.synsets(a, "n"), wn.synsets(b, "n")
+    if not sa or not sb:
+        return False
+    up_a = set().union(*(_around(s) for s in sa))
+    up_b = set().union(*(_around(s) for s in sb))
+    return bool(up_a & set(sb)) or bool(up_b & set(sa))
+
+
+@depends_on_resources
+@functools.lru_cache(maxsize=100_000)
+def _used(word: str) -> bool:
+    """Whether a WordNet lemma of ``word`` is counted in WordNet's sense-tagged corpus."""
+    return any(lemma.count() > 0 for lemma in R.wordnet().lemmas(word))
 
 
 def change_first_digit(num: str, variant: int = 0) -> str:
@@ -73,57 +150,230 @@ def change_first_digit(num: str, variant: int = 0) -> str:
     return num
 
 
+def earlier_year(tok: str, variant: int = 0) -> str | None:
+    """A year or decade ("1891", "1980s") moved back ``10 * (variant + 1)`` years; None: not one."""
+    m = _YEAR_RE.match(tok)
+    if not m or not 1000 <= int(m.group(1)) <= 2100:
+        return None
+    return f"{int(m.group(1)) - 10 * (variant + 1)}{m.group(2)}"
+
+
 def _swap(tok: str) -> str:
     low = tok.lower()
     return match_case(tok, SWAPS[low].upper() if tok.isupper() and len(tok) <= 3 else SWAPS[low])
 
 
-def _proper_noun(toks: list[str], i: int, variant: int, nb, qwords: set[str]) -> str | None:
-    """A nearest word of the proper noun ``toks[i]``, else a fixed name; None: nothing usable."""
-    tok, low = toks[i], toks[i].lower()
-    cands = [c for c in nb.neighbours(low, 10) if c.isalpha() and not _rejected(c, low, qwords)]
-    if len(cands) > variant:
-        return match_case(tok, cands[variant])
-    kind = "place" if i and toks[i - 1].lower() in R.PLACE_PREPOSITIONS else "person"
-    name = _FALLBACK_NAMES[kind][variant % 2]
-    return None if _rejected(name, low, qwords) else name
+def _first_name(tok: str, kind: str, variant: int, qwords: set[str], nb) -> str | None:
+    """Another first name of ``kind``: the nearest words that are names of that kind, else one of
+    the list picked by the name's hash and ``variant``."""
+    low = tok.lower()
+    near = [c for c in nb.neighbours(low, 25) if kind in R.name_kinds(c) and not R.same_name(c, low) and not _rejected(c, low, qwords)]
+    if len(near) > variant:
+        return match_case(tok, near[variant])
+    names = R.names_of_kind(kind)
+    for k in range(len(names)):
+        cand = names[(zlib.crc32(low.encode()) + variant + k) % len(names)]
+        if not R.same_name(cand, low) and not _rejected(cand, low, qwords):
+            return match_case(tok, cand)
+    return None
+
+
+def _usable(cand: str, low: str, qwords: set[str]) -> bool:
+    """A nearest word that may replace the noun ``low``: alphabetic with a vowel, a noun first for
+    WordNet (or unknown to it: a name), not a WordNet synonym, hypernym or holonym of it, nor the
+    reverse (:func:`_related`), not sharing its first three letters ("Spain" -> "Spanish"), not
+    rejected."""
+    if not cand.isalpha() or len(cand) < 3 or cand[:3] == low[:3] or not any(v in cand for v in "aeiouy") or _rejected(cand, low, qwords):
+        return False
+    pos = dict(R.wn_pos_counts(cand))
+    return (not pos or pos.get("n", 0) >= max(pos.values())) and not _synonyms(cand, low) and not _related(cand, low)
+
+
+def _nearest(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
+    """A nearest word of the proper noun ``tok`` (:func:`_usable`)."""
+    low = tok.lower()
+    cands = [c for c in nb.neighbours(low, 10) if _usable(c, low, qwords)]
+    return match_case(tok, cands[variant]) if len(cands) > variant else None
+
+
+def _acronym_neighbour(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
+    """Another acronym for the acronym ``tok``: a nearest word of its length that WordNet does not
+    know ("CBS" -> "NBC", "NFL" -> "NBA"), in capitals."""
+    low = tok.lower()
+    cands = [
+        c for c in nb.neighbours(low, 10) if len(c) == len(low) and c.isalpha() and not R.wn_pos_counts(c) and not _rejected(c, low, qwords)
+    ]
+    return cands[variant].upper() if len(cands) > variant else None
+
+
+def _nearest_adjective(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
+    """A nearest word of the capitalised adjective ``tok`` ("European" -> "Scandinavian") that
+    WordNet knows as an adjective, no synonym of it, not sharing its first three letters."""
+    low = tok.lower()
+    cands = [
+        c
+        for c in nb.neighbours(low, 10)
+        if c.isalpha() and c[:3] != low[:3] and "a" in dict(R.wn_pos_counts(c)) and not _rejected(c, low, qwords) and not _synonyms(c, low)
+    ]
+    return match_case(tok, cands[variant]) if len(cands) > variant else None
+
+
+def _person_slot(toks: list[str], tags: list[str], i: int) -> bool:
+    """Whether the name ``toks[i]`` stands where a person would: after do/be ("did Tesla"), before
+    a verb or a possessive ("Tesla moved", "Tesla's")."""
+    before = toks[i - 1].lower() if i else ""
+    after_tag = tags[i + 1] if i + 1 < len(toks) else ""
+    after = toks[i + 1] if i + 1 < len(toks) else ""
+    return before in R.DO_FORMS or before in R.BE_FORMS or after_tag in (R.VERB, R.AUX) or after in ("'s", "\u2019s")
+
+
+def _proper_run(toks: list[str], tags: list[str], run: list[int], variant: int, nb, qwords: set[str]) -> tuple[int, str] | None:
+    """``(index, replacement)`` for one token of the run of proper nouns ``run``; None: none usable."""
+    for i in run:
+        kind = R.person_name_kind(toks, i)
+        if kind in _FIRST_NAME_KINDS:
+            new = _first_name(toks[i], kind, variant, qwords, nb)
+            if new:
+                return i, new
+    for i in reversed(run):
+        if toks[i].isalpha():
+            new = _nearest(toks[i], variant, nb, qwords)
+            if new:
+                return i, new
+    if len(run) == 1:
+        i = run[0]
+        place = i and toks[i - 1].lower() in R.PLACE_PREPOSITIONS
+        if place or R.person_name_kind(toks, i) or _person_slot(toks, tags, i):
+            name = _FALLBACK_NAMES["place" if place else "person"][variant % 2]
+            if not _rejected(name, toks[i].lower(), qwords):
+                return i, name
+    return None
 
 
 def _antonym(tok: str, tag: str, variant: int, qwords: set[str]) -> str | None:
-    """A WordNet antonym (first synset) of the noun or adjective ``tok``; None: none usable."""
+    """A WordNet antonym (first synset) of the noun or adjective ``tok`` in its number or degree; None: none usable."""
     low = tok.lower()
     pos = R.wn_pos(tag)
     base = R.wordnet().morphy(low, pos) or low
-    ants = [a for a in R.antonyms(base, pos, first_synset_only=True) if not _rejected(a, low, qwords)]
-    return match_case(tok, ants[variant % len(ants)]) if ants else None
+    ants = [a for a in R.antonyms(base, pos, first_synset_only=True) if not _rejected(a, low, qwords) and _used(a)]
+    if not ants:
+        return None
+    ant = ants[variant % len(ants)]
+    if base != low and pos == "n" and low.endswith("s"):
+        ant = plural(ant)
+    elif base != low and pos == "a" and low.endswith(("er", "est")):
+        ant = degree(ant, "JJR" if low.endswith("er") else "JJS")
+    return match_case(tok, ant)
 
 
-def alter_question(question: str, variant: int = 0, vectors=None, tagger=None) -> tuple[list[str], int]:
-    """Question tokens with alterations, and how many were made. ``variant`` picks other candidates."""
-    toks = TOKEN_RE.findall(question)
+def alter_question(question, variant: int = 0, vectors=None, tagger=None) -> tuple[list[str], int]:
+    """The question's tokens (``question``: a string, split by
+    :func:`~.grammar.question_tokens`, or its tokens) with alterations, and how many were made.
+    ``variant`` picks other candidates."""
+    from robust_mrc.attacks.span.addsent.grammar import question_tokens
+
+    toks = question_tokens(question) if isinstance(question, str) else list(question)
     tags = R.pos_tag(toks, tagger)
     qwords = {t.lower() for t in toks}
     out = list(toks)
     changed = 0
     nb = None
-    for i, (tok, tag) in enumerate(zip(toks, tags)):
-        low = tok.lower()
+    i = 0
+    while i < len(toks):
+        tok, tag, low = toks[i], tags[i], toks[i].lower()
         new = None
         if i and toks[i - 1].lower() == "how" and tag in (R.ADJ, R.ADV):
+            i += 1
             continue  # part of the wh-phrase ("how many", "how old"): the rules need it as it is
-        if low in SWAPS:
+        if i and toks[i - 1].lower() in _DEGREE_WORDS and out[i - 1] != toks[i - 1] and tag in (R.ADJ, R.ADV):
+            i += 1
+            continue  # "less likely" -> "more likely", not "more unlikely"
+        if low in SWAPS and (low not in _CASE_SENSITIVE_SWAPS or tok.isupper()):
             new = _swap(tok)
+            if low in _QUANTITY_SWAPS and i + 1 < len(toks) and tags[i + 1] == R.NOUN:
+                new = match_case(tok, _QUANTITY_SWAPS[low])  # "most types" -> "few types", not "least types"
         elif tag in (R.PUNCT, R.FUNC, R.AUX) or low in R.STOPWORDS:
-            continue
+            pass
         elif tag == R.NUM and any(c.isdigit() for c in tok):
-            new = change_first_digit(tok, variant)
-        elif tag == R.PROPN and tok.isalpha():
+            new = earlier_year(tok, variant) or change_first_digit(tok, variant)
+        elif tag in (R.PROPN, R.NOUN) and _acronym(tok) and tok.isalpha():
+            if nb is None:
+                nb = R.neighbours(vectors, "distributional")
+            new = _acronym_neighbour(tok, variant, nb, qwords)
+        elif tag == R.ADJ and i and tok[:1].isupper() and tok.isalpha():
+            if nb is None:
+                nb = R.neighbours(vectors, "distributional")
+            new = _nearest_adjective(tok, variant, nb, qwords)
+        elif tag == R.PROPN and not _acronym(tok):
+            run = [i]
+            while run[-1] + 1 < len(toks) and tags[run[-1] + 1] == R.PROPN and not _acronym(toks[run[-1] + 1]):
+                run.append(run[-1] + 1)
             if nb is None:
                 nb = R.neighbours(vectors, "distributional")  # related but different words
-            new = _proper_noun(toks, i, variant, nb, qwords)
+            got = _proper_run(toks, tags, run, variant, nb, qwords)
+            if got:
+                out[got[0]] = got[1]
+                changed += 1
+            i = run[-1] + 1
+            continue
         elif tag in (R.NOUN, R.ADJ) and tok.isalpha() and R.has_wordnet():
             new = _antonym(tok, tag, variant, qwords)
-        if new is not None:
+        if new is not None and new != tok:
             out[i] = new
             changed += 1
+        i += 1
+    if not content_changed(toks, out, tagger):
+        changed += _last_resort(toks, tags, out, variant, qwords)
+    for k in range(len(toks) - 1):  # "Children's" -> "Daughters'", not "Daughters's"
+        if toks[k + 1] in ("'s", "\u2019s") and out[k] != toks[k] and out[k].endswith("s") and not toks[k].endswith("s"):
+            out[k + 1] = toks[k + 1][0]
     return out, changed
+
+
+def _acronym(tok: str) -> bool:
+    """An all-capitals token ("ABC", "NFL", "XLIX"): its nearest words are lower-case words, no acronyms."""
+    return len(tok) > 1 and tok.isupper()
+
+
+def _last_resort(toks: list[str], tags: list[str], out: list[str], variant: int, qwords: set[str]) -> int:
+    """When no content word outside the wh-phrase changed: the last proper noun there to a fixed
+    name (a place after a place preposition, else a person); how many changed (0 or 1)."""
+    skip = _wh_phrase(toks, tags)
+    for i in reversed(range(len(toks))):
+        if i not in skip and tags[i] == R.PROPN and toks[i].isalpha() and not _acronym(toks[i]):
+            place = i and toks[i - 1].lower() in R.PLACE_PREPOSITIONS
+            name = _FALLBACK_NAMES["place" if place else "person"][variant % 2]
+            if not _rejected(name, toks[i].lower(), qwords):
+                out[i] = name
+                return 1
+    return 0
+
+
+def _wh_phrase(toks: list[str], tags: list[str]) -> range:
+    """The question's opening wh-phrase (after a preposition: "In what year"): the wh-word and,
+    after what / which / whose / how many, the noun phrase."""
+    from robust_mrc.attacks.span.addsent.grammar import np_end
+
+    low = [t.lower() for t in toks]
+    w = next((i for i in range(min(len(toks), 2)) if low[i] in R.WH_WORDS), None)
+    if w is None:
+        return range(0)
+    end = w + 1
+    if low[w] == "how" and end < len(toks) and low[end] in ("many", "much"):
+        end += 1
+    if low[w] in ("what", "which", "whose") or end > w + 1:
+        end = np_end(toks, tags, end) if end < len(toks) and tags[end] in (R.NOUN, R.PROPN, R.ADJ, R.NUM) else end
+    return range(w, end)
+
+
+def content_changed(original: list[str], altered: list[str], tagger=None) -> bool:
+    """Whether ``altered`` changes a content word of the question ``original`` (a swapped word, or
+    one that is not a stopword or punctuation; not only its case) outside the question's opening wh-phrase: a sentence built
+    from a question changed only there ("What type of ..." -> "What antitype of ...") would state
+    an answer to the original question."""
+    tags = R.pos_tag(original, tagger)
+    skip = _wh_phrase(original, tags)
+    return any(
+        a.lower() != o.lower() and i not in skip and any(ch.isalnum() for ch in o) and (o.lower() not in R.STOPWORDS or o.lower() in SWAPS)
+        for i, (o, a) in enumerate(zip(original, altered))
+    )
