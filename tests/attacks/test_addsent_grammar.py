@@ -166,6 +166,19 @@ def test_alterations_change_a_content_word_and_keep_grammar(wordnet_ok):
     assert content_changed(original, [t if t != "Warsaw" else "Chicago" for t in original], "heuristic")
 
 
+def test_names_change_as_names(wordnet_ok):
+    from robust_mrc.attacks import resources as R
+
+    toks, _ = alter_question("Who did Tesla work for in the United States?", tagger="heuristic")
+    assert toks[7:9] == ["United", "States"]  # a name of common words is not changed word by word ("United Governors")
+    toks, changed = alter_question("What did Tesla study in the United States?", tagger="heuristic")
+    assert changed and "States" in toks  # Tesla changed: the name stays
+    toks, _ = alter_question("What is the capital in the United States?", tagger="heuristic")
+    assert " ".join(t for t in toks if t) in ("What is the capital in Chicago ?", "What is the capital in Melbourne ?")
+    toks, _ = alter_question("When was Jean De Rely born?", tagger="heuristic")
+    assert toks[2] != "Jean" and R.name_kinds(toks[2]) and toks[3:5] == ["De", "Rely"]  # a first name to a first name
+
+
 # ------------------------------------------------------------------ the attacks
 
 

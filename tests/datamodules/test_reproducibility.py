@@ -71,11 +71,11 @@ RECORDED = {
     },
     # span mix leaves addsentmod out (a held-out probe, as Jia & Liang 2017)
     ("task=span", "attack=mix"): {
-        "epoch0": "bb17efd301cd1c40/word_noise:attacked,word_noise:attacked,word_noise:attacked",
-        "epoch1": "86c06488451d718f/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch0": "f59ba52d031a8166/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch1": "28fab10897f3caff/word_noise:attacked,word_noise:attacked,word_noise:attacked",
         "validation": {
             "clean": "8cacb5f9a33c349b",
-            "addsent": "551551d007f11db0",
+            "addsent": "bba857c283bd0e7b",
             "char_noise": "619abaa940398948",
             "word_noise": "1ccc029706534caa",
         },
@@ -123,9 +123,9 @@ SUITES = {
     },
     "squad": {
         "clean": "de85df4229686d4f",
-        "addsent": "ffdbb7d73decbec4",
-        "addonesent": "6a34ad1da6022c8e",
-        "addsentmod": "6274f347dea065b6",
+        "addsent": "117e29542e2c3056",
+        "addonesent": "10744e79ec1724c7",
+        "addsentmod": "b60458cc52ef8d13",
         "random_words": "029f6d535192e939",
         "char_noise": "3ecab2fefa062880",
         "char_noise_all": "cb147a3552d70929",

@@ -2,15 +2,18 @@
 
 Per token, in this order:
 
-* special swaps (largest<->smallest, US<->UK, ...); a degree word before a noun swaps as a
+* special swaps (largest<->smallest, US<->UK, ...; not a preposition that ends the question,
+  "named after?"); a degree word before a noun swaps as a
   quantity ("most types" -> "few types"), and an adjective or adverb right after a swapped
   degree word stays ("less likely" -> "more likely", not "more unlikely");
-* a year (1000-2100, also a decade "1980s") moves back ten years per variant (never later than
-  the year it was); another first digit for other numbers;
+* a year (1000-2100, also a decade "1980s" or a span "2007-2008") moves back ten years per
+  variant; another first digit for other numbers;
 * an acronym goes to a nearest word of its length that WordNet does not know ("CBS" -> "NBC"); a
-  capitalised adjective to a nearest adjective ("European" -> "Scandinavian");
-* proper nouns, one token per run of them ("Jean De Rely", "Super Bowl"): a first name to another
-  first name of the same kind, else the run's last token to a nearest word that is a noun or a
+  capitalised adjective (or a proper noun WordNet knows mostly as one: "Christian") to a nearest
+  adjective ("European" -> "Scandinavian");
+* proper nouns, one token per run of them ("Jean De Rely", "Rhine Gorge"): a first name to
+  another first name of the same kind, else the run's last token that is not a common word (in a
+  run of several) to a nearest word that is a noun or a
   name and neither a WordNet synonym nor within three hypernym or holonym links of it ("Warsaw"
   -> "Poland" is refused), else (a single name after a place preposition, a listed person name,
   or a name after do/be or before a verb or 's) a fixed name;
@@ -19,9 +22,9 @@ Per token, in this order:
   the word they replace.
 
 A candidate whose stem is a prefix of the original's (or the reverse) or that already occurs in
-the question is rejected. When none of this changed a content word outside the question's opening
-wh-phrase, the last proper noun there goes to a fixed name. ``variant`` picks the next candidate
-of each rule.
+the question is rejected; a run of capitalised words (a name) keeps one alteration. When none of
+this changed a content word outside the question's opening wh-phrase, the last proper noun there
+goes to a fixed name. ``variant`` picks the next candidate of each rule.
 """
 
 from __future__ import annotations
@@ -75,11 +78,15 @@ for _a, _b in [
 _DEGREE_WORDS = frozenset(("more", "less", "most", "least"))
 # a degree word before a noun is a quantity: its swap is a quantity too
 _QUANTITY_SWAPS = {"most": "few", "more": "fewer", "least": "most", "less": "more"}
+# a preposition that ends the question belongs to its verb ("named after?"): it is not swapped
+_PREPOSITION_SWAPS = frozenset(("before", "after", "above", "below", "inside", "outside"))
 _CASE_SENSITIVE_SWAPS = frozenset(("us", "uk"))  # only the countries (US, UK), never the pronoun "us"
 
 # a proper noun with no usable nearest word: a place after a place preposition, else a person
 _FALLBACK_NAMES = {"person": ("Jeff", "Charles"), "place": ("Chicago", "Melbourne"), "other": ("Acme", "Globex")}
 _YEAR_RE = re.compile(r"^(\d{4})(s?)$")
+_YEAR_SPAN_RE = re.compile(r"^(\d{4})([-\u2013])(\d{2}|\d{4})$")
+_NAME_LINKS = frozenset(("of", "the", "and", "de", "for"))
 _FIRST_NAME_KINDS = ("female", "male", "given")
 
 
@@ -151,11 +158,17 @@ def change_first_digit(num: str, variant: int = 0) -> str:
 
 
 def earlier_year(tok: str, variant: int = 0) -> str | None:
-    """A year or decade ("1891", "1980s") moved back ``10 * (variant + 1)`` years; None: not one."""
+    """A year, decade or span of years ("1891", "1980s", "2007-2008") moved back ``10 * (variant + 1)``
+    years; None: not one."""
+    shift = 10 * (variant + 1)
+    m = _YEAR_SPAN_RE.match(tok)
+    if m and 1000 <= int(m.group(1)) <= 2100:  # "2007-2008" -> "1997-1998", "1939-45" -> "1929-35"
+        end = int(m.group(3)) - shift if len(m.group(3)) == 4 else (int(m.group(3)) - shift) % 100
+        return f"{int(m.group(1)) - shift}{m.group(2)}{end:0{len(m.group(3))}d}"
     m = _YEAR_RE.match(tok)
     if not m or not 1000 <= int(m.group(1)) <= 2100:
         return None
-    return f"{int(m.group(1)) - 10 * (variant + 1)}{m.group(2)}"
+    return f"{int(m.group(1)) - shift}{m.group(2)}"
 
 
 def _swap(tok: str) -> str:
@@ -179,21 +192,26 @@ def _first_name(tok: str, kind: str, variant: int, qwords: set[str], nb) -> str 
 
 
 def _usable(cand: str, low: str, qwords: set[str]) -> bool:
-    """A nearest word that may replace the noun ``low``: alphabetic with a vowel, a noun first for
+    """A nearest word that may replace the noun ``low``: alphabetic with a vowel (not "nyc"), a noun first for
     WordNet (or unknown to it: a name), not a WordNet synonym, hypernym or holonym of it, nor the
     reverse (:func:`_related`), not sharing its first three letters ("Spain" -> "Spanish"), not
     rejected."""
-    if not cand.isalpha() or len(cand) < 3 or cand[:3] == low[:3] or not any(v in cand for v in "aeiouy") or _rejected(cand, low, qwords):
+    if not cand.isalpha() or len(cand) < 3 or cand[:3] == low[:3] or not any(v in cand for v in "aeiou") or _rejected(cand, low, qwords):
         return False
     pos = dict(R.wn_pos_counts(cand))
     return (not pos or pos.get("n", 0) >= max(pos.values())) and not _synonyms(cand, low) and not _related(cand, low)
 
 
 def _nearest(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
-    """A nearest word of the proper noun ``tok`` (:func:`_usable`)."""
+    """A nearest word of the proper noun ``tok`` (:func:`_usable`), singular where ``tok`` is."""
     low = tok.lower()
     cands = [c for c in nb.neighbours(low, 10) if _usable(c, low, qwords)]
-    return match_case(tok, cands[variant]) if len(cands) > variant else None
+    if len(cands) <= variant:
+        return None
+    new = cands[variant]
+    if R.has_wordnet() and (R.wordnet().morphy(low, "n") or low) == low:  # a singular noun: a singular one ("Bowl" -> "Cup")
+        new = R.wordnet().morphy(new, "n") or new
+    return match_case(tok, new)
 
 
 def _acronym_neighbour(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
@@ -208,14 +226,37 @@ def _acronym_neighbour(tok: str, variant: int, nb, qwords: set[str]) -> str | No
 
 def _nearest_adjective(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
     """A nearest word of the capitalised adjective ``tok`` ("European" -> "Scandinavian") that
-    WordNet knows as an adjective, no synonym of it, not sharing its first three letters."""
+    WordNet knows mostly as an adjective, no synonym of it, not sharing its first three letters."""
     low = tok.lower()
-    cands = [
-        c
-        for c in nb.neighbours(low, 10)
-        if c.isalpha() and c[:3] != low[:3] and "a" in dict(R.wn_pos_counts(c)) and not _rejected(c, low, qwords) and not _synonyms(c, low)
-    ]
-    return match_case(tok, cands[variant]) if len(cands) > variant else None
+    cands = [c for c in nb.neighbours(low, 10) if c.isalpha() and c[:3] != low[:3] and _adjective(c) and not _rejected(c, low, qwords)]
+    cands = [c for c in cands if not _synonyms(c, low)]
+    if len(cands) <= variant:
+        return None
+    return cands[variant] if _common_word(cands[variant]) else match_case(tok, cands[variant])  # "religious", "Scandinavian"
+
+
+def _adjective(word: str) -> bool:
+    """Whether WordNet knows ``word`` as an adjective at least as often as as a noun."""
+    pos = dict(R.wn_pos_counts(word))
+    return pos.get("a", 0) > 0 and pos.get("a", 0) >= pos.get("n", 0)
+
+
+@depends_on_resources
+@functools.lru_cache(maxsize=100_000)
+def _common_word(word: str) -> bool:
+    """Whether WordNet has ``word`` (or its base form) as a common (lower-case) lemma."""
+    if not R.has_wordnet():
+        return False
+    wn = R.wordnet()
+    low = word.lower()
+    forms = {low} | {wn.morphy(low, pos) for pos in ("n", "v", "a")} - {None}
+    return any(lemma.name() in forms for s in wn.synsets(low) for lemma in s.lemmas())
+
+
+def _plural(word: str) -> bool:
+    """Whether WordNet's noun morphology takes ``word`` to another lemma ("Victorians")."""
+    low = word.lower()
+    return R.has_wordnet() and (R.wordnet().morphy(low, "n") or low) != low
 
 
 def _person_slot(toks: list[str], tags: list[str], i: int) -> bool:
@@ -228,22 +269,29 @@ def _person_slot(toks: list[str], tags: list[str], i: int) -> bool:
 
 
 def _proper_run(toks: list[str], tags: list[str], run: list[int], variant: int, nb, qwords: set[str]) -> tuple[int, str] | None:
-    """``(index, replacement)`` for one token of the run of proper nouns ``run``; None: none usable."""
+    """``(index, replacement)`` for one token of the run of proper nouns ``run``; None: none usable.
+    A first name changes only before a surname or after a title.
+    In a name of several words, a common English word is not replaced by a nearest word ("United
+    States", "Rhine Gorge", "Coronation Street": "Rhine" may change, "Gorge" does not)."""
     for i in run:
         kind = R.person_name_kind(toks, i)
-        if kind in _FIRST_NAME_KINDS:
+        with_surname = i + 1 < len(toks) and toks[i + 1][:1].isupper() and toks[i + 1].isalpha()
+        titled = i and toks[i - 1].rstrip(".").lower() in R.TITLES
+        if kind in _FIRST_NAME_KINDS and (with_surname or titled):  # "Jean De Rely", not "Victoria" or "Christian" alone
             new = _first_name(toks[i], kind, variant, qwords, nb)
             if new:
                 return i, new
+    first, last = run[0], run[-1]
+    several = len(run) > 1 or (first > 1 and toks[first - 1][:1].isupper()) or (last + 1 < len(toks) and toks[last + 1][:1].isupper())
     for i in reversed(run):
-        if toks[i].isalpha():
+        if toks[i].isalpha() and not (several and _common_word(toks[i])):
             new = _nearest(toks[i], variant, nb, qwords)
             if new:
                 return i, new
     if len(run) == 1:
         i = run[0]
         place = i and toks[i - 1].lower() in R.PLACE_PREPOSITIONS
-        if place or R.person_name_kind(toks, i) or _person_slot(toks, tags, i):
+        if place or R.person_name_kind(toks, i) or (_person_slot(toks, tags, i) and not _plural(toks[i])):
             name = _FALLBACK_NAMES["place" if place else "person"][variant % 2]
             if not _rejected(name, toks[i].lower(), qwords):
                 return i, name
@@ -288,7 +336,8 @@ def alter_question(question, variant: int = 0, vectors=None, tagger=None) -> tup
         if i and toks[i - 1].lower() in _DEGREE_WORDS and out[i - 1] != toks[i - 1] and tag in (R.ADJ, R.ADV):
             i += 1
             continue  # "less likely" -> "more likely", not "more unlikely"
-        if low in SWAPS and (low not in _CASE_SENSITIVE_SWAPS or tok.isupper()):
+        stranded = low in _PREPOSITION_SWAPS and (i + 1 == len(toks) or tags[i + 1] == R.PUNCT)
+        if low in SWAPS and (low not in _CASE_SENSITIVE_SWAPS or tok.isupper()) and not stranded:
             new = _swap(tok)
             if low in _QUANTITY_SWAPS and i + 1 < len(toks) and tags[i + 1] == R.NOUN:
                 new = match_case(tok, _QUANTITY_SWAPS[low])  # "most types" -> "few types", not "least types"
@@ -300,7 +349,7 @@ def alter_question(question, variant: int = 0, vectors=None, tagger=None) -> tup
             if nb is None:
                 nb = R.neighbours(vectors, "distributional")
             new = _acronym_neighbour(tok, variant, nb, qwords)
-        elif tag == R.ADJ and i and tok[:1].isupper() and tok.isalpha():
+        elif tag in (R.ADJ, R.PROPN) and i and tok[:1].isupper() and tok.isalpha() and (tag == R.ADJ or _adjective(tok.lower())):
             if nb is None:
                 nb = R.neighbours(vectors, "distributional")
             new = _nearest_adjective(tok, variant, nb, qwords)
@@ -322,6 +371,7 @@ def alter_question(question, variant: int = 0, vectors=None, tagger=None) -> tup
             out[i] = new
             changed += 1
         i += 1
+    changed -= _one_per_name(toks, out)
     if not content_changed(toks, out, tagger):
         changed += _last_resort(toks, tags, out, variant, qwords)
     for k in range(len(toks) - 1):  # "Children's" -> "Daughters'", not "Daughters's"
@@ -330,21 +380,63 @@ def alter_question(question, variant: int = 0, vectors=None, tagger=None) -> tup
     return out, changed
 
 
+def _one_per_name(toks: list[str], out: list[str]) -> int:
+    """Within each run of capitalised words after the first word ("French North American
+    Colonies", "Ministry of Justice"), keep one alteration: a swap if there is one, else the last;
+    how many were undone."""
+    undone = 0
+    i = 1
+    while i < len(toks):
+        j = i
+        while j < len(toks) and toks[j][:1].isupper():
+            j += 1
+            k = j
+            while k < len(toks) and toks[k] in _NAME_LINKS:
+                k += 1
+            if k > j and k < len(toks) and toks[k][:1].isupper():
+                j = k  # "Ministry of Justice", "King of the Scots"
+        changed = [k for k in range(i, j) if out[k] != toks[k]]
+        if len(changed) > 1:
+            keep = next((k for k in changed if toks[k].lower() in SWAPS), changed[-1])
+            for k in changed:
+                if k != keep:
+                    out[k] = toks[k]
+                    undone += 1
+        i = j + 1
+    return undone
+
+
 def _acronym(tok: str) -> bool:
     """An all-capitals token ("ABC", "NFL", "XLIX"): its nearest words are lower-case words, no acronyms."""
     return len(tok) > 1 and tok.isupper()
 
 
 def _last_resort(toks: list[str], tags: list[str], out: list[str], variant: int, qwords: set[str]) -> int:
-    """When no content word outside the wh-phrase changed: the last proper noun there to a fixed
-    name (a place after a place preposition, else a person); how many changed (0 or 1)."""
+    """When no content word outside the wh-phrase changed: the last proper noun there (not a common
+    word inside a name of several words, not a plural: "Victorians") to a fixed name (a place after a place preposition, else a
+    person), else a name of several words after a place preposition (and "the") to a fixed place
+    ("in the United States" -> "in Chicago": the words it replaces become empty tokens); how many
+    changed (0 or 1)."""
     skip = _wh_phrase(toks, tags)
     for i in reversed(range(len(toks))):
-        if i not in skip and tags[i] == R.PROPN and toks[i].isalpha() and not _acronym(toks[i]):
+        in_name = (i > 1 and toks[i - 1][:1].isupper()) or (i + 1 < len(toks) and toks[i + 1][:1].isupper())
+        if in_name and _common_word(toks[i]):
+            continue  # not "United Jeff", "Super Jeff"
+        if i not in skip and tags[i] == R.PROPN and toks[i].isalpha() and not _acronym(toks[i]) and not _plural(toks[i]):
             place = i and toks[i - 1].lower() in R.PLACE_PREPOSITIONS
             name = _FALLBACK_NAMES["place" if place else "person"][variant % 2]
             if not _rejected(name, toks[i].lower(), qwords):
                 out[i] = name
+                return 1
+    for i in reversed(range(len(toks) - 1)):  # "in the United States" -> "in Chicago"
+        j = i
+        while j < len(toks) and toks[j][:1].isupper() and toks[j].isalpha():
+            j += 1
+        if j - i > 1 and i > 0 and i not in skip and (toks[i - 1].lower() in R.PLACE_PREPOSITIONS or toks[i - 1].lower() == "the"):
+            start = i - 1 if toks[i - 1].lower() == "the" else i
+            if start and toks[start - 1].lower() in R.PLACE_PREPOSITIONS:
+                out[start : j - 1] = [""] * (j - 1 - start)
+                out[j - 1] = _FALLBACK_NAMES["place"][variant % 2]
                 return 1
     return 0
 

@@ -66,9 +66,10 @@ def uses_parser(tagger=None, grammar: bool = True) -> bool:
 
 def statements(tokens: list[str], answer: str, tagger=None, parse=None) -> list[str]:
     """The raw statements of the question ``tokens`` answered by ``answer``: :mod:`.syntax`'s from
-    ``parse`` (the original question's, one token per token; None: none), then :mod:`.statement`'s."""
+    ``parse`` (the original question's, one token per token; None: none), then :mod:`.statement`'s
+    (empty tokens, words an alteration took out, left out)."""
     out = parsed_statements(parse, tokens, answer) if parse is not None else []
-    return [*out, declarative(tokens, answer, tagger)]
+    return [*out, declarative([t for t in tokens if t], answer, tagger)]
 
 
 def check(raws: list[str], marks: list, parser: bool) -> list[Candidate]:

@@ -3,7 +3,7 @@
 Ordered rules, every match kept, best first: year - 25 (a year range: both ends), a decade - 30,
 dates (month + 6, year - 25), numbers (1000 < n < 2500: n - 75, else another first digit; both
 ends of a range move by as much: years - 75, other numbers up by a unit of the first's leading
-digit), number words, abbreviations, organisation, location (from the answer's cue words and the
+digit; a decade and a century take "the"), number words, abbreviations, organisation, location (from the answer's cue words and the
 question's wh-phrase), person, year / number asked for by the question, proper-noun phrase, then
 by the POS of the answer's last word (keeping its article), and a catch-all noun; a first word
 that is a preposition or an article is lower case. AddSentMod (``mod=True``) takes the second
@@ -108,7 +108,8 @@ def _number_fakes(a: str, k: int) -> list[str]:
         out.append(_YEAR_RE.sub(lambda y: str(int(y.group()) - shift), a))
     m = _DECADE_RE.search(a)
     if m:
-        out.append(a[: m.start()] + f"{int(m.group(1)) - 30 - 10 * k}s" + a[m.end() :])
+        the = "" if m.start() else "the "  # "1980s" -> "the 1950s": the decade goes into a sentence
+        out.append(a[: m.start()] + f"{the}{int(m.group(1)) - 30 - 10 * k}s" + a[m.end() :])
     low = a.lower()
     if any(mo in low.split() or mo + "," in low.split() for mo in R.MONTHS):
 
@@ -192,6 +193,8 @@ def fake_answers(answer: str, question: str, mod: bool = False, tagger=None) -> 
     for x in [*_number_fakes(a, k), *_entity_fakes(a, q, k), _pos_fake(a, k, tagger), _FAKE["any"][k]]:
         if x and x.split()[0].lower() in _LOWER_FIRST and len(x.split()) > 1:
             x = x[0].lower() + x[1:]  # "In 1898" -> "in 1898": the fake answer goes inside a sentence
+        if x and re.match(r"\d+(?:st|nd|rd|th) (?:century|centuries|millennium)", x):
+            x = "the " + x  # "10th century" -> "the 20th century"
         if x and normalize(x) != normalize(a) and x not in out:
             out.append(x)
     return out

@@ -41,6 +41,14 @@ _VERB_TAGS = frozenset(("VB", "VBD", "VBZ", "VBP", "VBN", "MD"))
 _TIME_NOUNS = frozenset("year years time day date month century decade era period season age".split())
 _PUNCT = frozenset(("?", ".", "!"))
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+# verbs whose object comes before their to-clause ("use _ to connect"): the to-clause is not their object
+_OBJECT_CONTROL = frozenset(
+    "use ask tell want allow force cause enable require persuade encourage order expect need hire appoint send invite choose "
+    "select elect employ pay instruct teach urge advise warn remind get help".split()
+)
+# verbs whose passive takes the name as complement ("X is called A"), not a modifier ("the region discussed")
+_NAMING = frozenset("call name know term consider dub title nickname label describe designate".split())
+_CLITICS = {"'s": "is", "\u2019s": "is", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would", "'m": "am"}
 _DIMENSIONS = frozenset("long tall high wide deep thick large big heavy".split())
 _QUANTITY_NOUNS = frozenset("percentage percent proportion fraction share number amount portion majority minority".split())
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve hundred thousand million billion".split())
@@ -117,13 +125,23 @@ class _Question:
         return self.p.tags[i] == "MD" or (self.p.lemmas[i] in ("be", "have") and self.p.pos[i] == "AUX")
 
     def main_verb(self, lo: int) -> int | None:
-        """The main verb after do-support's subject from ``lo``: the first word tagged VB, else the
-        first the heuristic tagger takes for a verb ("did Maududi *advocate*")."""
+        """The main verb after do-support's subject from ``lo``: the first word tagged VB or VBP, else
+        the first the heuristic tagger takes for a verb ("did Maududi *advocate*"), else the first
+        lower-case word after a noun that WordNet knows as a verb; never a word in -s (a base form
+        follows do-support: not "did Luther's *hymns* translations influence")."""
+
+        def base(v: int) -> bool:
+            low = self.low(v)
+            return self.p.words[v].islower() and not (low.endswith("s") and not low.endswith(("ss", "us", "is")))
+
         for v in range(lo + 1, self.n):
-            if self.p.tags[v] == "VB":
+            if self.p.tags[v] in ("VB", "VBP") and base(v):
                 return v
         tags = R.heuristic_tag(list(self.p.words[: self.n]))
-        return next((v for v in range(lo + 1, self.n) if tags[v] == R.VERB), None)
+        v = next((v for v in range(lo + 1, self.n) if tags[v] == R.VERB and base(v)), None)
+        if v is None:  # "did the Huguenots in South Carolina *purchase* land": a verb after a name or noun
+            v = next((v for v in range(lo + 1, self.n) if base(v) and self.p.tags[v - 1] in _NOUN_TAGS and _verb_base(self.low(v))), None)
+        return v
 
 
 def _wh_index(q: _Question) -> int | None:
@@ -147,17 +165,27 @@ def _phrase(q: _Question, w: int) -> tuple[int, str]:
 
     def np_end(i: int) -> int:
         j = i
-        while j < n and p.tags[j] in _NP_TAGS and not (p.tags[j] in ("VBN", "VBG") and p.deps[j] not in ("amod", "compound")):
+        while j < n and (
+            (p.tags[j] in _NP_TAGS and not (p.tags[j] in ("VBN", "VBG") and p.deps[j] not in ("amod", "compound")))
+            or (p.tags[j] in (",", "CC") and j > i and j + 1 < n and p.tags[j - 1] in _NOUN_TAGS and p.tags[j + 1] in _NOUN_TAGS)
+        ):  # "what month, day and year"
             j += 1
         while j > i and p.tags[j - 1] not in _NOUN_TAGS:  # end on the noun
             j -= 1
         if j > i and j + 1 < n and q.low(j) == "of" and p.tags[j + 1] in _NP_TAGS | {"DT"}:
+            if p.tags[j + 1] == "VBG":  # "type of *ending*", "kind of *learning* experience": a gerund after "of"
+                k = j + 2
+                while k < n and p.tags[k] in ("NN", "NNS"):
+                    k += 1
+                return k
             k = np_end(j + 1 + (p.tags[j + 1] == "DT"))
             j = k if k > j + 1 + (p.tags[j + 1] == "DT") else j
         return j
 
     if low in ("what", "which", "whose"):
         j = np_end(w + 1)
+        while j < n and w < p.heads[j] < j and p.pos[j] not in ("VERB", "AUX"):
+            j = p.subtree(j)[1]  # what the parse attaches inside: "what type of ending *to the year*"
         if j > w + 1:
             return j, "np"
     if low in ("what", "who", "whom") and w + 1 < n and q.low(w + 1) == "else":
@@ -192,10 +220,14 @@ def _subject_end(q: _Question, s0: int) -> int:
             if lo != s0 or hi > q.n:
                 break
             cut = next((k for k in range(s + 1, hi) if p.deps[k] in ("acl", "appos") and p.heads[k] == s), None)
-            if cut is not None and (p.deps[cut] == "appos" or p.tags[cut] in ("VBN", "VBG")):
-                return cut
-            if hi == q.n and p.tags[hi - 1] == "VBN" and hi - 1 > s:  # "are private schools that ... *called*?"
-                return hi - 1
+            predicate = next((k for k in range(s + 1, hi) if p.tags[k] in ("RB", "RBS", "JJ") and p.tags[k - 1] in _NOUN_TAGS), None)
+            if predicate is not None:
+                return predicate  # "was the Rhine | fully within ...", "was Newcastle | ninth in ..."
+            participle = cut is not None and p.tags[cut] in ("VBN", "VBG") and (cut < q.n - 1 or p.lemmas[cut] in _NAMING)
+            if cut is not None and (p.deps[cut] == "appos" or participle):
+                return cut  # not "the smallest region *discussed*?": a participle ending the question modifies the noun
+            if hi == q.n and p.tags[hi - 1] == "VBN" and p.lemmas[hi - 1] in _NAMING and hi - 1 > s:
+                return hi - 1  # "are private schools that charge no tuition *called*?"
             split = hi
             while hi < q.n and (
                 p.tags[hi] in ("NNP", "NNPS", "WP", "POS", "HYPH") or (p.tags[hi] in ("NN", "NNS", "CD") and q.p.words[hi][:1].isupper())
@@ -207,8 +239,8 @@ def _subject_end(q: _Question, s0: int) -> int:
     for k in range(s0 + 1, q.n):
         if p.tags[k] in _VERB_TAGS and not (p.tags[k] == "VBN" and p.tags[k - 1] in ("DT", "JJ")):
             return k
-        if p.tags[k] in ("DT", "PRP$") and p.tags[k - 1] in _NOUN_TAGS:
-            return k
+        if p.tags[k] in ("DT", "PRP$", "JJ", "JJS", "RB", "RBS") and p.tags[k - 1] in _NOUN_TAGS:
+            return k  # a second noun phrase or a predicate: "was Newcastle | ninth in ..."
     return q.n
 
 
@@ -224,14 +256,15 @@ def _open_preposition(q: _Question, lo: int) -> int | None:
 
 
 def _objectless_verb(q: _Question, lo: int, phrase: range, main: int | None = None) -> int | None:
-    """The first verb from ``lo`` on that has no object or complement in the parse outside the
+    """The first verb from ``lo`` on that has no object or complement after it in the parse outside the
     wh-phrase (the gap of a fronted object: "claim to be able to transmit _", "patent _ in 1891");
     ``main``: the main verb of do-support, a verb whatever its tag."""
     p = q.p
     for v in range(lo, q.n):
         if (p.pos[v] != "VERB" and v != main) or p.lemmas[v] == "be":
             continue
-        if not any(p.deps[c] in _COMPLEMENTS and c not in phrase for c in q.kids(v)) and not (
+        complements = _COMPLEMENTS - {"xcomp"} if p.lemmas[v] in _OBJECT_CONTROL else _COMPLEMENTS
+        if not any(p.deps[c] in complements and c not in phrase and c > v for c in q.kids(v)) and not (
             v + 1 < q.n and p.tags[v + 1] in _NOUN_TAGS | {"DT", "PRP$"}
         ):
             return v
@@ -264,6 +297,9 @@ def statements(p: Parsed, alt: list[str], answer: str) -> list[str]:
         filler = " ".join([answer, *np_words]) if bare else answer
     elif wh == "whose":
         filler = " ".join([answer + "'s", *np_words])
+    elif kind == "np" and any(p.tags[i] == "POS" for i in range(w, end)):  # "which town's massacre" -> "A's massacre"
+        pos = next(i for i in range(w, end) if p.tags[i] == "POS")
+        filler = " ".join([answer + q.word(pos), *(q.word(i) for i in range(pos + 1, end))])
     else:
         filler = answer
     pre = w - 1 if w > 0 and p.tags[w - 1] in ("IN", "TO") else None
@@ -289,10 +325,15 @@ def statements(p: Parsed, alt: list[str], answer: str) -> list[str]:
     v = None
     if do:
         e = _subject_end(q, j)
-        v = e if e < n and (p.tags[e].startswith("VB") or _verb_base(q.low(e))) and p.pos[e] != "ADP" else q.main_verb(j)
+        v = e if e < n and p.tags[e] in ("VB", "VBP") else q.main_verb(j)
     s1 = v if v is not None else _subject_end(q, j)
     if s1 <= j or (do and v is None):
         return []
+    superlative = any(p.tags[i] in ("JJS", "RBS") or q.low(i) in ("first", "last", "only") for i in range(j, s1))
+    if not do and superlative and s1 == n - 1 and p.tags[s1] in ("VBN", "VBD") and wh in ("what", "which", "who"):
+        s1 = n  # "What is the smallest region discussed?" (not "What was Tesla awarded?"): the participle modifies the subject
+    if do and s1 - 1 > j and q.low(s1 - 1) in ("not", "n't"):  # "did so many not approve" -> "so many did not approve"
+        do, s1 = False, s1 - 1
     rest = list(range(s1, n))
     forms: dict[int, str] = {}
     if do:
@@ -301,6 +342,9 @@ def statements(p: Parsed, alt: list[str], answer: str) -> list[str]:
         moved: list[int] = []
     else:
         moved = aux
+    for i in moved:
+        if q.low(i) in _CLITICS:  # "What's X?" -> "X is A"
+            forms[i] = _CLITICS[q.low(i)]
     clause: list = [*prefix, *range(j, s1), *moved, *rest]
     after_subject = len(prefix) + (s1 - j) + len(moved)
 
