@@ -76,6 +76,7 @@ def test_a_grammatical_sentence_passes(parser):
         ("The stone of the city.", "root"),  # no verb: a fragment
         ("Jeff Dean were the leader of the regime.", "agreement"),
         ("The percentage did the three networks represent in 1970.", "do_left"),
+        ("The second part of the air was quickly.", "dangling"),  # a copula with no complement
     ],
 )
 def test_the_check_names_what_a_crowd_worker_would_fix(parser, sentence, problem):
@@ -158,6 +159,8 @@ def test_fake_and_altered_years_stay_plausible():
 def test_alterations_change_a_content_word_and_keep_grammar(wordnet_ok):
     toks, changed = alter_question("Which cell type is used in most types of invertebrate life?", tagger="heuristic")
     assert changed and "few" in toks and "least" not in toks  # "most types" -> "few types"
+    toks, _ = alter_question("What is the most rainfall recorded in Fresno?", tagger="heuristic")
+    assert "least" in toks and "few" not in toks  # "the most rainfall" is a superlative
     toks, _ = alter_question("Tell us why it is less likely?", tagger="heuristic")
     assert "us" in toks and "UK" not in toks and "unlikely" not in toks  # the pronoun stays; no double flip
     original = question_tokens("What type of housing was erected in Warsaw?")

@@ -224,15 +224,17 @@ def _acronym_neighbour(tok: str, variant: int, nb, qwords: set[str]) -> str | No
     return cands[variant].upper() if len(cands) > variant else None
 
 
-def _nearest_adjective(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
+def _nearest_adjective(tok: str, variant: int, nb, qwords: set[str], after: str = "") -> str | None:
     """A nearest word of the capitalised adjective ``tok`` ("European" -> "Scandinavian") that
-    WordNet knows mostly as an adjective, no synonym of it, not sharing its first three letters."""
+    WordNet knows mostly as an adjective, no synonym of it, not sharing its first three letters;
+    lower case when it is a common word, unless a name goes on with the word ``after`` it."""
     low = tok.lower()
     cands = [c for c in nb.neighbours(low, 10) if c.isalpha() and c[:3] != low[:3] and _adjective(c) and not _rejected(c, low, qwords)]
     cands = [c for c in cands if not _synonyms(c, low)]
     if len(cands) <= variant:
         return None
-    return cands[variant] if _common_word(cands[variant]) else match_case(tok, cands[variant])  # "religious", "Scandinavian"
+    lower = _common_word(cands[variant]) and not after[:1].isupper()  # "religious", but "Scandinavian", "Modern Art"
+    return cands[variant] if lower else match_case(tok, cands[variant])
 
 
 def _adjective(word: str) -> bool:
@@ -291,7 +293,7 @@ def _proper_run(toks: list[str], tags: list[str], run: list[int], variant: int, 
     if len(run) == 1:
         i = run[0]
         place = i and toks[i - 1].lower() in R.PLACE_PREPOSITIONS
-        if place or R.person_name_kind(toks, i) or (_person_slot(toks, tags, i) and not _plural(toks[i])):
+        if place or R.person_name_kind(toks, i) or (_person_slot(toks, tags, i) and not _plural(toks[i]) and not several):
             name = _FALLBACK_NAMES["place" if place else "person"][variant % 2]
             if not _rejected(name, toks[i].lower(), qwords):
                 return i, name
@@ -339,7 +341,7 @@ def alter_question(question, variant: int = 0, vectors=None, tagger=None) -> tup
         stranded = low in _PREPOSITION_SWAPS and (i + 1 == len(toks) or tags[i + 1] == R.PUNCT)
         if low in SWAPS and (low not in _CASE_SENSITIVE_SWAPS or tok.isupper()) and not stranded:
             new = _swap(tok)
-            if low in _QUANTITY_SWAPS and i + 1 < len(toks) and tags[i + 1] == R.NOUN:
+            if low in _QUANTITY_SWAPS and i + 1 < len(toks) and tags[i + 1] == R.NOUN and not (i and toks[i - 1].lower() == "the"):
                 new = match_case(tok, _QUANTITY_SWAPS[low])  # "most types" -> "few types", not "least types"
         elif tag in (R.PUNCT, R.FUNC, R.AUX) or low in R.STOPWORDS:
             pass
@@ -352,7 +354,7 @@ def alter_question(question, variant: int = 0, vectors=None, tagger=None) -> tup
         elif tag in (R.ADJ, R.PROPN) and i and tok[:1].isupper() and tok.isalpha() and (tag == R.ADJ or _adjective(tok.lower())):
             if nb is None:
                 nb = R.neighbours(vectors, "distributional")
-            new = _nearest_adjective(tok, variant, nb, qwords)
+            new = _nearest_adjective(tok, variant, nb, qwords, toks[i + 1] if i + 1 < len(toks) else "")
         elif tag == R.PROPN and not _acronym(tok):
             run = [i]
             while run[-1] + 1 < len(toks) and tags[run[-1] + 1] == R.PROPN and not _acronym(toks[run[-1] + 1]):

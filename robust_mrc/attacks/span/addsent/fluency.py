@@ -13,7 +13,7 @@ finite verb agree in number with its subject when the subject holds a word the a
 
 :func:`problems` reads a parse (:class:`robust_mrc.attacks.resources.spacy_tagger.Parsed`) and
 names what a crowd worker would have to fix: more than one sentence or root, a root that is not
-a verb, no subject, no finite verb, subject-verb disagreement, a preposition without its object
+a verb, no subject, no finite verb, a copula with no complement, subject-verb disagreement, a preposition without its object
 or a sentence that ends in one (or in a determiner or conjunction), "do/does/did" left as an
 auxiliary, a word the parser could not attach, a finite verb used as a noun, an auxiliary before
 its subject, a wh-word left in. :func:`score` weighs them (0: none found). The parser is a
@@ -33,6 +33,7 @@ _SUBJECT_DEPS = frozenset(("nsubj", "nsubjpass", "csubj", "csubjpass", "expl"))
 _FINITE_TAGS = frozenset(("VBD", "VBZ", "VBP", "MD"))
 _NOMINAL_DEPS = frozenset(("pobj", "dobj", "nsubj", "nsubjpass", "compound", "appos", "attr", "npadvmod", "poss", "dep"))
 _OBJECT_DEPS = frozenset(("pobj", "pcomp"))
+_BE_COMPLEMENTS = frozenset(("attr", "acomp", "prep", "advcl", "ccomp", "xcomp", "oprd", "npadvmod", "agent", "dobj", "auxpass"))
 _DANGLING_END_TAGS = frozenset(("IN", "TO", "DT", "CC", "PDT", "WDT", "WP", "WRB", "POS"))
 _WH_LEFT = frozenset(("what", "how", "why"))
 _KEEP_DOUBLED = frozenset(("that", "had"))
@@ -105,8 +106,9 @@ def repair(sentence: str) -> tuple[str, tuple[str, ...]]:
 
 def _number(p, i: int) -> str | None:
     """ "sg" / "pl" of the subject headed by token ``i``, None when the tags do not say."""
-    if any(p.deps[c] == "conj" for c in p.children(i)) and any(p.words[c].lower() == "and" for c in p.children(i)):
-        return "pl"
+    lo, hi = p.subtree(i)
+    if any(p.deps[c] == "conj" for c in p.children(i)) and "and" in (w.lower() for w in p.words[lo:hi]):
+        return "pl"  # "X, Y and Z"
     tag, low = p.tags[i], p.words[i].lower()
     if tag == "NNS" or low in ("they", "we", "these", "those"):
         return "pl"  # (not NNPS: "the United States is", "the Beatles was formed")
@@ -170,6 +172,8 @@ def problems(p) -> tuple[str, ...]:
         add("finite")
     if disagreements(p):
         add("agreement")
+    if p.lemmas[r] == "be" and not any(p.deps[c] in _BE_COMPLEMENTS and not p.tags[c].startswith("RB") for c in kids):
+        add("dangling")  # "X was quickly": a copula with no complement but an adverb
     last = words[-1]
     if p.tags[last] in _DANGLING_END_TAGS:
         add("dangling")

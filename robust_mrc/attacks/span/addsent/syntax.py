@@ -54,7 +54,9 @@ _QUANTITY_NOUNS = frozenset("percentage percent proportion fraction share number
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve hundred thousand million billion".split())
 # tags that open a subject after the auxiliary ("was *the* agency charged"): the wh-phrase is then not the subject
 _SUBJECT_START = frozenset(("DT", "PRP", "PRP$", "NNP", "NNPS", "NN", "NNS", "CD", "JJ", "PDT", "EX"))
-_LEADING_PREPOSITIONS = frozenset("in on at during by before after around since until from to near inside outside".split())
+_LEADING_PREPOSITIONS = frozenset(
+    "in on at during by before after around since until from to near inside outside circa about approximately roughly nearly".split()
+)
 
 
 def _time_preposition(answer: str) -> str:
@@ -220,10 +222,13 @@ def _subject_end(q: _Question, s0: int) -> int:
             if lo != s0 or hi > q.n:
                 break
             cut = next((k for k in range(s + 1, hi) if p.deps[k] in ("acl", "appos") and p.heads[k] == s), None)
-            predicate = next((k for k in range(s + 1, hi) if p.tags[k] in ("RB", "RBS", "JJ") and p.tags[k - 1] in _NOUN_TAGS), None)
+            predicate = s + 1 if s + 1 < hi and p.tags[s + 1] in ("RB", "RBS", "JJ") else None
             if predicate is not None:
                 return predicate  # "was the Rhine | fully within ...", "was Newcastle | ninth in ..."
-            participle = cut is not None and p.tags[cut] in ("VBN", "VBG") and (cut < q.n - 1 or p.lemmas[cut] in _NAMING)
+            superlative = any(p.tags[k] in ("JJS", "RBS") or q.low(k) in ("first", "last", "only") for k in range(lo, s))
+            participle = (
+                cut is not None and p.tags[cut] in ("VBN", "VBG") and (cut < q.n - 1 or p.lemmas[cut] in _NAMING) and not superlative
+            )
             if cut is not None and (p.deps[cut] == "appos" or participle):
                 return cut  # not "the smallest region *discussed*?": a participle ending the question modifies the noun
             if hi == q.n and p.tags[hi - 1] == "VBN" and p.lemmas[hi - 1] in _NAMING and hi - 1 > s:
