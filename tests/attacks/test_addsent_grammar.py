@@ -178,6 +178,12 @@ def test_names_change_as_names(wordnet_ok):
     assert changed and "States" in toks  # Tesla changed: the name stays
     toks, _ = alter_question("What is the capital in the United States?", tagger="heuristic")
     assert " ".join(t for t in toks if t) in ("What is the capital in Chicago ?", "What is the capital in Melbourne ?")
+    toks, _ = alter_question("How much money did John Jacob Astor IV provide Tesla with?", tagger="heuristic")
+    assert "IV" in toks  # a Roman numeral is no acronym
+    from robust_mrc.attacks.span.addsent.alter import _usable
+
+    # a nearest word that is the name's adjective, or a WordNet relative, is refused; a sister name is not
+    assert not _usable("french", "france", set()) and not _usable("poland", "warsaw", set()) and _usable("italy", "france", set())
     toks, _ = alter_question("When was Jean De Rely born?", tagger="heuristic")
     assert toks[2] != "Jean" and R.name_kinds(toks[2]) and toks[3:5] == ["De", "Rely"]  # a first name to a first name
 

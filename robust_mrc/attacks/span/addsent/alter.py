@@ -8,7 +8,7 @@ Per token, in this order:
   degree word stays ("less likely" -> "more likely", not "more unlikely");
 * a year (1000-2100, also a decade "1980s" or a span "2007-2008") moves back ten years per
   variant; another first digit for other numbers;
-* an acronym goes to a nearest word of its length that WordNet does not know ("CBS" -> "NBC"); a
+* an acronym (not a Roman numeral) goes to a nearest word of its length that WordNet does not know ("CBS" -> "NBC"); a
   capitalised adjective (or a proper noun WordNet knows mostly as one: "Christian") to a nearest
   adjective ("European" -> "Scandinavian");
 * proper nouns, one token per run of them ("Jean De Rely", "Rhine Gorge"): a first name to
@@ -138,6 +138,20 @@ def _related(a: str, b: str) -> bool:
 
 @depends_on_resources
 @functools.lru_cache(maxsize=100_000)
+def _pertains(a: str, b: str) -> bool:
+    """Whether an adjective sense of ``a`` pertains to ``b`` or the reverse ("French" / "France")."""
+    if not R.has_wordnet():
+        return False
+    wn = R.wordnet()
+
+    def to(x: str, y: str) -> bool:
+        return any(pt.name().lower() == y for s in wn.synsets(x, "a") for lemma in s.lemmas() for pt in lemma.pertainyms())
+
+    return to(a, b.lower()) or to(b, a.lower())
+
+
+@depends_on_resources
+@functools.lru_cache(maxsize=100_000)
 def _used(word: str) -> bool:
     """Whether a WordNet lemma of ``word`` is counted in WordNet's sense-tagged corpus."""
     return any(lemma.count() > 0 for lemma in R.wordnet().lemmas(word))
@@ -192,14 +206,19 @@ def _first_name(tok: str, kind: str, variant: int, qwords: set[str], nb) -> str 
 
 
 def _usable(cand: str, low: str, qwords: set[str]) -> bool:
-    """A nearest word that may replace the noun ``low``: alphabetic with a vowel (not "nyc"), a noun first for
-    WordNet (or unknown to it: a name), not a WordNet synonym, hypernym or holonym of it, nor the
-    reverse (:func:`_related`), not sharing its first three letters ("Spain" -> "Spanish"), not
-    rejected."""
+    """A nearest word that may replace the noun ``low``: alphabetic with a vowel (not "nyc"), a
+    noun first for WordNet (or unknown to it: a name), not a WordNet synonym, hypernym or holonym
+    of it, nor the reverse (:func:`_related`), not its adjective ("France" -> "French":
+    :func:`_pertains`), not sharing its first three letters ("Spain" -> "Spanish"), not rejected."""
     if not cand.isalpha() or len(cand) < 3 or cand[:3] == low[:3] or not any(v in cand for v in "aeiou") or _rejected(cand, low, qwords):
         return False
     pos = dict(R.wn_pos_counts(cand))
-    return (not pos or pos.get("n", 0) >= max(pos.values())) and not _synonyms(cand, low) and not _related(cand, low)
+    return (
+        (not pos or pos.get("n", 0) >= max(pos.values()))
+        and not _synonyms(cand, low)
+        and not _related(cand, low)
+        and not _pertains(cand, low)
+    )
 
 
 def _nearest(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
@@ -230,7 +249,7 @@ def _nearest_adjective(tok: str, variant: int, nb, qwords: set[str], after: str 
     lower case when it is a common word, unless a name goes on with the word ``after`` it."""
     low = tok.lower()
     cands = [c for c in nb.neighbours(low, 10) if c.isalpha() and c[:3] != low[:3] and _adjective(c) and not _rejected(c, low, qwords)]
-    cands = [c for c in cands if not _synonyms(c, low)]
+    cands = [c for c in cands if not _synonyms(c, low) and not _pertains(c, low)]
     if len(cands) <= variant:
         return None
     lower = _common_word(cands[variant]) and not after[:1].isupper()  # "religious", but "Scandinavian", "Modern Art"
@@ -347,11 +366,19 @@ def alter_question(question, variant: int = 0, vectors=None, tagger=None) -> tup
             pass
         elif tag == R.NUM and any(c.isdigit() for c in tok):
             new = earlier_year(tok, variant) or change_first_digit(tok, variant)
-        elif tag in (R.PROPN, R.NOUN) and _acronym(tok) and tok.isalpha():
+        elif tag in (R.PROPN, R.NOUN) and _acronym(tok) and tok.isalpha() and not _ROMAN_RE.match(tok):
             if nb is None:
                 nb = R.neighbours(vectors, "distributional")
             new = _acronym_neighbour(tok, variant, nb, qwords)
-        elif tag in (R.ADJ, R.PROPN) and i and tok[:1].isupper() and tok.isalpha() and (tag == R.ADJ or _adjective(tok.lower())):
+        elif (
+            tag in (R.ADJ, R.PROPN)
+            and i
+            and tok[:1].isupper()
+            and tok.isalpha()
+            and not _acronym(tok)
+            and (tag == R.ADJ or _adjective(tok.lower()))
+            and not (_common_word(tok) and toks[i + 1 : i + 2] and toks[i + 1][:1].isupper())  # not "Super Bowl" -> "Ultra Bowl"
+        ):
             if nb is None:
                 nb = R.neighbours(vectors, "distributional")
             new = _nearest_adjective(tok, variant, nb, qwords, toks[i + 1] if i + 1 < len(toks) else "")
@@ -406,6 +433,9 @@ def _one_per_name(toks: list[str], out: list[str]) -> int:
                     undone += 1
         i = j + 1
     return undone
+
+
+_ROMAN_RE = re.compile(r"^[IVXLCDM]+$")
 
 
 def _acronym(tok: str) -> bool:

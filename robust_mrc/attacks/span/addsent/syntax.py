@@ -229,7 +229,8 @@ def _subject_end(q: _Question, s0: int) -> int:
             participle = (
                 cut is not None and p.tags[cut] in ("VBN", "VBG") and (cut < q.n - 1 or p.lemmas[cut] in _NAMING) and not superlative
             )
-            if cut is not None and (p.deps[cut] == "appos" or participle):
+            apposition = cut is not None and p.deps[cut] == "appos" and p.tags[p.subtree(cut)[0]] == "DT"  # not "Bank of America | Tower"
+            if apposition or participle:
                 return cut  # not "the smallest region *discussed*?": a participle ending the question modifies the noun
             if hi == q.n and p.tags[hi - 1] == "VBN" and p.lemmas[hi - 1] in _NAMING and hi - 1 > s:
                 return hi - 1  # "are private schools that charge no tuition *called*?"
