@@ -293,7 +293,8 @@ def _proper_run(toks: list[str], tags: list[str], run: list[int], variant: int, 
     """``(index, replacement)`` for one token of the run of proper nouns ``run``; None: none usable.
     A first name changes only before a surname or after a title.
     In a name of several words, a common English word is not replaced by a nearest word ("United
-    States", "Rhine Gorge", "Coronation Street": "Rhine" may change, "Gorge" does not)."""
+    States", "Rhine Gorge", "Coronation Street": "Rhine" may change, "Gorge" does not), unless a
+    word of it is a listed person name ("Cam Newton")."""
     for i in run:
         kind = R.person_name_kind(toks, i)
         with_surname = i + 1 < len(toks) and toks[i + 1][:1].isupper() and toks[i + 1].isalpha()
@@ -304,8 +305,9 @@ def _proper_run(toks: list[str], tags: list[str], run: list[int], variant: int, 
                 return i, new
     first, last = run[0], run[-1]
     several = len(run) > 1 or (first > 1 and toks[first - 1][:1].isupper()) or (last + 1 < len(toks) and toks[last + 1][:1].isupper())
+    person = any(R.name_kinds(toks[i]) for i in run)  # "Cam Newton": a person's name, not a name of common words
     for i in reversed(run):
-        if toks[i].isalpha() and not (several and _common_word(toks[i])):
+        if toks[i].isalpha() and not (several and _common_word(toks[i]) and not person):
             new = _nearest(toks[i], variant, nb, qwords)
             if new:
                 return i, new
