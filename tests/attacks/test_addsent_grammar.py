@@ -153,6 +153,7 @@ def test_fake_and_altered_years_stay_plausible():
                 ys = _years(fake)
                 assert all(y <= fluency.LATEST_YEAR for y in ys) and ys == sorted(ys), (answer, fake)  # a range stays in order
     assert fake_answers("between 10% and 18%", "What share?")[0] == "between 20% and 28%"
+    assert fake_answers("1524\u201325", "When?")[0] == "1449\u201350"  # an abbreviated end year stays two digits
     assert earlier_year("1891") == "1881" and earlier_year("1980s", 1) == "1960s" and earlier_year("42") is None
 
 
@@ -161,6 +162,8 @@ def test_alterations_change_a_content_word_and_keep_grammar(wordnet_ok):
     assert changed and "few" in toks and "least" not in toks  # "most types" -> "few types"
     toks, _ = alter_question("What is the most rainfall recorded in Fresno?", tagger="heuristic")
     assert "least" in toks and "few" not in toks  # "the most rainfall" is a superlative
+    toks, _ = alter_question("Who appointed Phillips to man the tiger team?", tagger="heuristic")
+    assert "man" in toks and "woman" not in toks  # "man" the verb is not swapped
     toks, _ = alter_question("Tell us why it is less likely?", tagger="heuristic")
     assert "us" in toks and "UK" not in toks and "unlikely" not in toks  # the pronoun stays; no double flip
     original = question_tokens("What type of housing was erected in Warsaw?")

@@ -3,7 +3,7 @@
 Per token, in this order:
 
 * special swaps (largest<->smallest, US<->UK, ...; not a preposition that ends the question,
-  "named after?"); a degree word before a noun swaps as a
+  "named after?", nor man/woman as a verb); a degree word before a noun swaps as a
   quantity ("most types" -> "few types"), and an adjective or adverb right after a swapped
   degree word stays ("less likely" -> "more likely", not "more unlikely");
 * a year (1000-2100, also a decade "1980s" or a span "2007-2008") moves back ten years per
@@ -80,6 +80,7 @@ _DEGREE_WORDS = frozenset(("more", "less", "most", "least"))
 _QUANTITY_SWAPS = {"most": "few", "more": "fewer", "least": "most", "less": "more"}
 # a preposition that ends the question belongs to its verb ("named after?"): it is not swapped
 _PREPOSITION_SWAPS = frozenset(("before", "after", "above", "below", "inside", "outside"))
+_NOUN_SWAPS = frozenset(("man", "men", "woman", "women", "top", "bottom"))
 _CASE_SENSITIVE_SWAPS = frozenset(("us", "uk"))  # only the countries (US, UK), never the pronoun "us"
 
 # a proper noun with no usable nearest word: a place after a place preposition, else a person
@@ -228,6 +229,8 @@ def _nearest(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
     if len(cands) <= variant:
         return None
     new = cands[variant]
+    if R.has_wordnet() and any(lemma.name() == new.upper() for s in R.wordnet().synsets(new) for lemma in s.lemmas()):
+        return new.upper()  # "Soviets" -> "USSR", not "Ussr"
     if R.has_wordnet() and (R.wordnet().morphy(low, "n") or low) == low:  # a singular noun: a singular one ("Bowl" -> "Cup")
         new = R.wordnet().morphy(new, "n") or new
     return match_case(tok, new)
@@ -360,7 +363,8 @@ def alter_question(question, variant: int = 0, vectors=None, tagger=None) -> tup
             i += 1
             continue  # "less likely" -> "more likely", not "more unlikely"
         stranded = low in _PREPOSITION_SWAPS and (i + 1 == len(toks) or tags[i + 1] == R.PUNCT)
-        if low in SWAPS and (low not in _CASE_SENSITIVE_SWAPS or tok.isupper()) and not stranded:
+        noun_only = low in _NOUN_SWAPS and tag not in (R.NOUN, R.PROPN)  # "to man the team" stays
+        if low in SWAPS and (low not in _CASE_SENSITIVE_SWAPS or tok.isupper()) and not stranded and not noun_only:
             new = _swap(tok)
             if low in _QUANTITY_SWAPS and i + 1 < len(toks) and tags[i + 1] == R.NOUN and not (i and toks[i - 1].lower() == "the"):
                 new = match_case(tok, _QUANTITY_SWAPS[low])  # "most types" -> "few types", not "least types"

@@ -133,6 +133,8 @@ def _number_fakes(a: str, k: int) -> list[str]:
             first = int(_value(m.group()))
             delta = int(shifted(m.group())) - first if 1000 < first < 2500 else (k + 1) * 10 ** (len(str(first)) - 1)
             ends = [f"{int(_value(x)) + delta:,}" if "," in x else str(int(_value(x)) + delta) for x in (m.group(), later.group())]
+            if 1000 < first < 2500 and len(later.group()) == 2:  # "1524-25" -> "1449-50"
+                ends[1] = f"{(int(later.group()) + delta) % 100:02d}"
             new = a[: m.start()] + ends[0] + a[m.end() : later.start()] + ends[1] + a[later.end() :]
         out.append(new)
     if low in R.CARDINALS:

@@ -37,6 +37,7 @@ _SUBJECT = frozenset(("nsubj", "nsubjpass", "csubj", "csubjpass", "expl"))
 _COMPLEMENTS = frozenset(("dobj", "obj", "attr", "oprd", "ccomp", "xcomp", "acomp", "dative", "pcomp"))
 _NP_TAGS = frozenset(("JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "CD", "HYPH", "POS", "VBN", "VBG", "NFP"))
 _NOUN_TAGS = frozenset(("NN", "NNS", "NNP", "NNPS", "CD"))
+_NOUNS = frozenset(("NN", "NNS", "NNP", "NNPS"))
 _VERB_TAGS = frozenset(("VB", "VBD", "VBZ", "VBP", "VBN", "MD"))
 _TIME_NOUNS = frozenset("year years time day date month century decade era period season age".split())
 _PUNCT = frozenset(("?", ".", "!"))
@@ -174,6 +175,8 @@ def _phrase(q: _Question, w: int) -> tuple[int, str]:
             j += 1
         while j > i and p.tags[j - 1] not in _NOUN_TAGS:  # end on the noun
             j -= 1
+        if j == i and i + 1 < n and p.tags[i] == "JJ" and p.tags[i + 1] in ("VBZ", "VBD", "VBP", "MD"):
+            return i + 1  # "What *characteristic* identifies ...": the tagger's adjective is the noun
         if j > i and j + 1 < n and q.low(j) == "of" and p.tags[j + 1] in _NP_TAGS | {"DT"}:
             if p.tags[j + 1] == "VBG":  # "type of *ending*", "kind of *learning* experience": a gerund after "of"
                 k = j + 2
@@ -209,12 +212,13 @@ def _head_of(q: _Question, start: int, end: int) -> int:
     return end - 1
 
 
-def _subject_end(q: _Question, s0: int) -> int:
+def _subject_end(q: _Question, s0: int, adverbial: bool = False) -> int:
     """End of the subject that starts at ``s0``: the parse's subject subtree that starts there (cut
     before a participle that modifies it or ends the question, or an apposition: "is the building
     *used* as", "was his article *published*", "was Johann Eck *the assistant*"), else the tokens
     up to the first verb or the start of a second noun phrase (the end of the question when there
-    is neither)."""
+    is neither). ``adverbial``: the wh-phrase is no noun phrase of the clause ("when", "in what
+    year"), so a participle that ends the question is its verb ("was the locomotive first *invented*")."""
     p = q.p
     for s in range(s0, q.n):
         if p.deps[s] in _SUBJECT:
@@ -222,16 +226,20 @@ def _subject_end(q: _Question, s0: int) -> int:
             if lo != s0 or hi > q.n:
                 break
             cut = next((k for k in range(s + 1, hi) if p.deps[k] in ("acl", "appos") and p.heads[k] == s), None)
-            predicate = s + 1 if s + 1 < hi and p.tags[s + 1] in ("RB", "RBS", "JJ") else None
+            after = p.tags[s + 2] if s + 2 < q.n else ""  # a predicate adjective takes a preposition ("ninth *in*"), not a noun
+            pred = s + 1 < hi and (p.tags[s + 1] in ("RB", "RBS") or (p.tags[s + 1] == "JJ" and after in ("IN", "TO")))
+            predicate = s + 1 if pred and p.tags[s] in _NOUNS else None
             if predicate is not None:
                 return predicate  # "was the Rhine | fully within ...", "was Newcastle | ninth in ..."
             superlative = any(p.tags[k] in ("JJS", "RBS") or q.low(k) in ("first", "last", "only") for k in range(lo, s))
             participle = (
-                cut is not None and p.tags[cut] in ("VBN", "VBG") and (cut < q.n - 1 or p.lemmas[cut] in _NAMING) and not superlative
+                cut is not None
+                and p.tags[cut] in ("VBN", "VBG")
+                and (adverbial or ((cut < q.n - 1 or p.lemmas[cut] in _NAMING) and not superlative))
             )
             apposition = cut is not None and p.deps[cut] == "appos" and p.tags[p.subtree(cut)[0]] == "DT"  # not "Bank of America | Tower"
             if apposition or participle:
-                return cut  # not "the smallest region *discussed*?": a participle ending the question modifies the noun
+                return p.subtree(cut)[0]  # not "the smallest region *discussed*?": a participle ending the question modifies the noun
             if hi == q.n and p.tags[hi - 1] == "VBN" and p.lemmas[hi - 1] in _NAMING and hi - 1 > s:
                 return hi - 1  # "are private schools that charge no tuition *called*?"
             split = hi
@@ -245,7 +253,7 @@ def _subject_end(q: _Question, s0: int) -> int:
     for k in range(s0 + 1, q.n):
         if p.tags[k] in _VERB_TAGS and not (p.tags[k] == "VBN" and p.tags[k - 1] in ("DT", "JJ")):
             return k
-        if p.tags[k] in ("DT", "PRP$", "JJ", "JJS", "RB", "RBS") and p.tags[k - 1] in _NOUN_TAGS:
+        if p.tags[k] in ("DT", "PRP$", "JJ", "JJS", "RB", "RBS") and p.tags[k - 1] in _NOUNS:
             return k  # a second noun phrase or a predicate: "was Newcastle | ninth in ..."
     return q.n
 
@@ -328,11 +336,12 @@ def statements(p: Parsed, alt: list[str], answer: str) -> list[str]:
     if not aux or j >= n:
         return []
     do = do and not (len(aux) > 1 and q.low(aux[1]) in ("not", "n't"))
+    adverbial_gap = pre is not None or (kind == "word" and wh in ("when", "where", "why", "how"))
     v = None
     if do:
-        e = _subject_end(q, j)
+        e = _subject_end(q, j, adverbial_gap)
         v = e if e < n and p.tags[e] in ("VB", "VBP") else q.main_verb(j)
-    s1 = v if v is not None else _subject_end(q, j)
+    s1 = v if v is not None else _subject_end(q, j, adverbial_gap)
     if s1 <= j or (do and v is None):
         return []
     superlative = any(p.tags[i] in ("JJS", "RBS") or q.low(i) in ("first", "last", "only") for i in range(j, s1))
