@@ -157,6 +157,12 @@ def test_fake_and_altered_years_stay_plausible():
     assert earlier_year("1891") == "1881" and earlier_year("1980s", 1) == "1960s" and earlier_year("42") is None
 
 
+def test_fakes_keep_the_answers_number_and_article(wordnet_ok):
+    assert "a stone" in fake_answers("a genius", "What was he?", tagger="heuristic")  # "genius" is no plural
+    assert "the stones" in fake_answers("the rivers", "What did they cross?", tagger="heuristic")
+    assert fake_answers("In 1973", "When was he elected?")[0] == "in 1898"  # a leading preposition in lower case
+
+
 def test_alterations_change_a_content_word_and_keep_grammar(wordnet_ok):
     toks, changed = alter_question("Which cell type is used in most types of invertebrate life?", tagger="heuristic")
     assert changed and "few" in toks and "least" not in toks  # "most types" -> "few types"
@@ -234,3 +240,36 @@ def test_grammar_off_or_heuristic_tagger_checks_nothing(wordnet_ok):
         _, chosen, _ = attack.trace(ex, example_rng(0, 0, ex.id, "addsent"))
         if params.get("tagger") == "heuristic" or not spacy_tagger.available():
             assert chosen is not None and chosen.problems is None
+
+
+class _NeverFooled:
+    """A model that always answers the gold, counting the examples it is asked about."""
+
+    key = "never-fooled"
+
+    def __init__(self):
+        self.seen = 0
+
+    def predict(self, examples):
+        from robust_mrc.attacks.search import Prediction
+
+        self.seen += len(examples)
+        return [Prediction(nbest=((ex.answers[0].text, 1.0),)) for ex in examples]
+
+
+def test_the_search_tries_only_the_candidates_that_pass(parser, wordnet_ok):
+    from robust_mrc.attacks.apply import build_attack
+    from robust_mrc.attacks.search import run_search
+
+    context = "Tesla described Edison as a genius in 1890."
+    ex = SpanExample(
+        id="g2", context=context, question="What did Tesla describe Edison as?", answers=(Answer("a genius", context.index("a genius")),)
+    )
+    attack = build_attack({"name": "addsent", "params": {"tagger": "spacy"}}, "span")
+    cands = candidates(ex, variants=3, fakes=3, tagger="spacy")
+    passed = [c for c in cands if c.passed]
+    assert passed and len(passed) < len(cands)  # the check refused some
+    scorer = _NeverFooled()
+    (adv,), stats = (lambda r: (r[0].examples, r[1]))(run_search(attack, [ex], scorer, seed=0, progress=False))
+    assert stats.queries == scorer.seen == min(len(passed), 9)
+    assert adv.edits[-1].detail == passed[0].sentence  # ties: the best-ranked, what model-free addsent adds

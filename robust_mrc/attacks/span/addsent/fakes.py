@@ -166,6 +166,15 @@ def _entity_fakes(a: str, q: str, k: int) -> list[str]:
     return out
 
 
+def _plural_noun(word: str) -> bool:
+    """A plural noun: WordNet's morphology takes it to another lemma ("stones"; not "genius",
+    "glass"); without WordNet, an -s that is not -ss or -us."""
+    if R.has_wordnet():
+        base = R.wordnet().morphy(word, "n")
+        return bool(base) and base != word
+    return word.endswith("s") and not word.endswith(("ss", "us"))
+
+
 def _pos_fake(a: str, k: int, tagger) -> str | None:
     """A word of the POS of the answer's last word (verbs keep -ing/-ed/-s, nouns their number)."""
     ws = a.split()
@@ -181,7 +190,7 @@ def _pos_fake(a: str, k: int, tagger) -> str | None:
     if tag == R.ADV:
         return _FAKE["adv"][k]
     if tag in (R.NOUN, R.PROPN):
-        return _det(ws, _FAKE["nouns" if head.endswith("s") and not head.endswith("ss") else "noun"][k])
+        return _det(ws, _FAKE["nouns" if _plural_noun(head) else "noun"][k])
     return None
 
 
