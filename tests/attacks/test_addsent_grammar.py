@@ -49,7 +49,7 @@ def _years(text: str) -> list[int]:
         ("The house of The stones was the site.", "The house of the stones was the site.", "article_case"),
         ("Industry did harm until the 1980 s.", "Industry did harm until the 1980s.", "decade"),
         ("The war lasted from 1945 to 1939.", "The war lasted from 1939 to 1945.", "year_range"),
-        ("Tesla patented the coil in 2891.", "Tesla patented the coil in 1891.", "future_year"),
+        ("Tesla patented the coil in 2891.", "Tesla patented the coil in 1891.", "future_year"),  # a changed first digit
     ],
 )
 def test_repair_fixes_what_rules_can(raw, fixed, name):
@@ -57,7 +57,12 @@ def test_repair_fixes_what_rules_can(raw, fixed, name):
 
 
 def test_repair_leaves_a_good_sentence_alone():
-    for sentence in ("Tesla moved to Chicago in 1884.", "Jeff Dean had had enough.", "He said that that was an honour."):
+    for sentence in (
+        "Tesla moved to Chicago in 1884.",
+        "Jeff Dean had had enough.",
+        "He said that that was an honour.",
+        "The sea rose in 2090.",
+    ):
         assert fluency.repair(sentence) == (sentence, ())
 
 
@@ -123,6 +128,12 @@ def test_without_the_parser_nothing_is_judged():
         ("How many major immune responses do plants have?", "42", "plants have 42 major immune responses"),
         ("In what year did Tesla move to Paris?", "1962", "Tesla moved to Paris in 1962"),
         ("How long is the Rhine?", "1,155 km", "the Rhine is 1,155 km long"),
+        ("What did Luther tell the legate about the papacy?", "the stone", "Luther told the legate the stone about the papacy"),
+        (
+            "What program that aired between Last Man Standing and Shark Tank was cancelled by ABC?",
+            "Jeff Dean",
+            "Jeff Dean, the program that aired between Last Man Standing and Shark Tank, was cancelled by ABC",
+        ),
     ],
 )
 def test_statements_from_the_parse(parser, question, answer, sentence):
@@ -166,6 +177,8 @@ def test_fakes_keep_the_answers_number_and_article(wordnet_ok):
 def test_alterations_change_a_content_word_and_keep_grammar(wordnet_ok):
     toks, changed = alter_question("Which cell type is used in most types of invertebrate life?", tagger="heuristic")
     assert changed and "few" in toks and "least" not in toks  # "most types" -> "few types"
+    toks, _ = alter_question("Most imperialism was carried out by sea?", tagger="heuristic")
+    assert toks[0] == "Little"  # a mass noun: "little", not "few"
     toks, _ = alter_question("What is the most rainfall recorded in Fresno?", tagger="heuristic")
     assert "least" in toks and "few" not in toks  # "the most rainfall" is a superlative
     toks, _ = alter_question("Who appointed Phillips to man the tiger team?", tagger="heuristic")
@@ -222,6 +235,15 @@ def test_attacks_insert_a_checked_sentence_and_keep_the_offsets(parser, wordnet_
         assert new.context[a.start : a.start + len(a.text)] == a.text
     assert attack(ex, example_rng(0, 0, ex.id, name)) == new  # trace is what apply does
     assert "parse check" in attack.resources()["grammar"]
+
+
+def test_a_verb_fake_answer_is_no_subject(parser, wordnet_ok):
+    context = "Subscriber numbers flattened in other areas of Europe."
+    ex = SpanExample(
+        id="g3", context=context, question="What was happening to subscriber numbers in Europe?", answers=(Answer("flattened", 19),)
+    )
+    sentences = [c.sentence for c in candidates(ex, variants=3, fakes=3, tagger="spacy")]
+    assert sentences and not any(s.lower().startswith(("jump", "swim")) for s in sentences)
 
 
 def test_the_canonical_candidate_is_the_first_that_passes(parser, wordnet_ok):

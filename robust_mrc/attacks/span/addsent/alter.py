@@ -78,6 +78,7 @@ for _a, _b in [
 _DEGREE_WORDS = frozenset(("more", "less", "most", "least"))
 # a degree word before a noun is a quantity: its swap is a quantity too
 _QUANTITY_SWAPS = {"most": "few", "more": "fewer", "least": "most", "less": "more"}
+_MASS_SWAPS = {"most": "little", "more": "less"}  # before a singular (mass) noun
 # a preposition that ends the question belongs to its verb ("named after?"): it is not swapped
 _PREPOSITION_SWAPS = frozenset(("before", "after", "above", "below", "inside", "outside"))
 _NOUN_SWAPS = frozenset(("man", "men", "woman", "women", "top", "bottom"))
@@ -367,7 +368,8 @@ def alter_question(question, variant: int = 0, vectors=None, tagger=None) -> tup
         if low in SWAPS and (low not in _CASE_SENSITIVE_SWAPS or tok.isupper()) and not stranded and not noun_only:
             new = _swap(tok)
             if low in _QUANTITY_SWAPS and i + 1 < len(toks) and tags[i + 1] == R.NOUN and not (i and toks[i - 1].lower() == "the"):
-                new = match_case(tok, _QUANTITY_SWAPS[low])  # "most types" -> "few types", not "least types"
+                quantity = _QUANTITY_SWAPS[low] if _plural(toks[i + 1]) or low not in ("most", "more") else _MASS_SWAPS[low]
+                new = match_case(tok, quantity)  # "most types" -> "few types", "most imperialism" -> "little imperialism"
         elif tag in (R.PUNCT, R.FUNC, R.AUX) or low in R.STOPWORDS:
             pass
         elif tag == R.NUM and any(c.isdigit() for c in tok):

@@ -8,8 +8,8 @@ dependency parse), then the one of :mod:`.statement`'s shape rules. Each is join
 repaired by rule (:func:`.fluency.repair`: a/an, a doubled word, year ranges and years kept
 plausible) and, with the parser, parsed: a verb that disagrees with a subject holding a word the
 attack put in (the fake answer's, an altered one) is made to agree, and :func:`.fluency.problems` names what a crowd worker would still fix.
-Candidates that hold a gold answer, or whose altered question changed no content word outside
-its wh-phrase, are dropped.
+Candidates that hold a gold answer, whose altered question changed no content word outside its
+wh-phrase, or that open with a verb, adjective or adverb fake answer as their subject, are dropped.
 
 The candidates are ranked: those the check passed first, then by :func:`.fluency.score`; ties keep
 the order they were made in (alteration, fake answer, statement rule). Without the parser (spaCy
@@ -26,7 +26,7 @@ from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.span.addsent import fluency
 from robust_mrc.attacks.span.addsent.alter import alter_question, content_changed
-from robust_mrc.attacks.span.addsent.fakes import fake_answers
+from robust_mrc.attacks.span.addsent.fakes import NOT_NOUNS, fake_answers
 from robust_mrc.attacks.span.addsent.grammar import join_tokens, question_tokens
 from robust_mrc.attacks.span.addsent.statement import declarative
 from robust_mrc.attacks.span.addsent.syntax import statements as parsed_statements
@@ -136,6 +136,8 @@ def candidates(
         for fake in fake_list:
             for raw in statements(alt, fake, tagger, parse):
                 key = " ".join(raw.split())
+                if fake.lower() in NOT_NOUNS and key.lower().startswith(fake.lower()):
+                    continue  # "Jumped was happening to ...": a verb or adjective as the subject
                 if key and key not in seen:
                     seen.add(key)
                     raws.append((raw, {m for m in altered | set(fake.split()) if m.lower() not in R.STOPWORDS}))

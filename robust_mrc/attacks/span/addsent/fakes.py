@@ -45,6 +45,10 @@ _LOC_QWORDS = (
 )
 # lower-case words a capitalised name may hold ("Bank of England", "Pont de Normandie")
 _NAME_LINKS = ("of", "the", "and", "de", "for")
+# fake answers of the verb, adjective and adverb rules: no subject of a sentence
+NOT_NOUNS = frozenset(
+    ("jump", "swim", "jumping", "swimming", "jumped", "swam", "jumps", "swims", "purple", "enormous", "quickly", "silently")
+)
 # (AddSent, AddSentMod) fake answers
 _FAKE = {
     "abbr": ("ABC", "XYZ"),

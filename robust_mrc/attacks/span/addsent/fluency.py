@@ -6,18 +6,20 @@ prefer the candidates that pass.
 
 :func:`repair` (text rules, no model): a repeated word dropped ("the the", "Jeff Jeff"), a
 capitalised article inside the sentence lowered, "1980 s" joined, a year range put in order, a
-year later than :data:`LATEST_YEAR` moved back a thousand years, and a/an made to agree with the
-next word (:func:`robust_mrc.attacks.inflection.fix_articles`). :func:`repair_agreement` makes a
-finite verb agree in number with its subject when the subject holds a word the attack put in
-(the fake answer's or an altered one: "Jeff Dean were" -> "Jeff Dean was").
+year after :data:`LATEST_YEAR` after a preposition of time ("in 2891": a changed first digit)
+moved back a thousand years, and a/an made to agree with the next word
+(:func:`robust_mrc.attacks.inflection.fix_articles`). :func:`repair_agreement` makes a finite verb
+agree in number with its subject when the subject holds a word the attack put in (the fake
+answer's or an altered one: "Jeff Dean were" -> "Jeff Dean was").
 
 :func:`problems` reads a parse (:class:`robust_mrc.attacks.resources.spacy_tagger.Parsed`) and
 names what a crowd worker would have to fix: more than one sentence or root, a root that is not
-a verb, no subject, no finite verb, a copula with no complement, subject-verb disagreement, a preposition without its object
-or a sentence that ends in one (or in a determiner or conjunction), "do/does/did" left as an
-auxiliary, a word the parser could not attach, a finite verb used as a noun, an auxiliary before
-its subject, a wh-word left in. :func:`score` weighs them (0: none found). The parser is a
-statistical model: a sentence it passes can still read badly, and a few good ones are refused.
+a verb, no subject, no finite verb, a copula with no complement, subject-verb disagreement, a
+preposition without its object or a sentence that ends in one (or in a determiner or
+conjunction), "do/does/did" left as an auxiliary, a word the parser could not attach, a finite
+verb used as a noun, an auxiliary before its subject, a wh-word left in. :func:`score` weighs them
+(0: none found). The parser is a statistical model: a sentence it passes can still read badly,
+and a few good ones are refused.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ import re
 
 from robust_mrc.attacks.inflection import fix_articles, third_person
 
-# a fixed bound (not today's date: the same data on every day): no fake or altered year after it
-LATEST_YEAR = 2035
+# no year the attack writes comes after the one it replaces (alterations and fake answers move years
+# back), so a later year is the question's own ("by 2050"); one after this fixed bound (not today's
+# date: the same data on every day) is a changed digit, never a year the passage can mean
+LATEST_YEAR = 2100
 
 _SUBJECT_DEPS = frozenset(("nsubj", "nsubjpass", "csubj", "csubjpass", "expl"))
 _FINITE_TAGS = frozenset(("VBD", "VBZ", "VBP", "MD"))
@@ -56,7 +60,8 @@ _DOUBLED_RE = re.compile(r"\b([A-Za-z]+)(\s+)\1\b", re.IGNORECASE)
 _INNER_ARTICLE_RE = re.compile(r"(?<=[a-z0-9,] )(The|A|An)(?= [a-z])")
 _DECADE_RE = re.compile(r"\b(\d{3}0) s\b")
 _YEAR_RANGE_RE = re.compile(r"\b(1\d{3}|20\d{2})(\s*[-\u2013\u2014]\s*|\s+to\s+)(1\d{3}|20\d{2})\b")
-_YEAR_RE = re.compile(r"(?<![\d,.])(\d{4})(?![\d,])")
+# a year where a sentence names one: after a preposition of time ("in 2891", "since 2891"), not a quantity
+_YEAR_RE = re.compile(r"\b((?:in|since|until|during|before|after) )(\d{4})(?![\d,]|\.\d|\s*%)")
 
 
 def _undouble(text: str) -> str:
@@ -73,8 +78,8 @@ def _ordered_ranges(text: str) -> str:
 
 def _plausible_years(text: str) -> str:
     def back(m: re.Match) -> str:
-        y = int(m.group(1))
-        return str(y - 1000) if LATEST_YEAR < y < 3000 else m.group(0)
+        y = int(m.group(2))
+        return m.group(1) + str(y - 1000) if LATEST_YEAR < y < 3000 else m.group(0)
 
     return _YEAR_RE.sub(back, text)
 
@@ -110,10 +115,10 @@ def _number(p, i: int) -> str | None:
     if any(p.deps[c] == "conj" for c in p.children(i)) and "and" in (w.lower() for w in p.words[lo:hi]):
         return "pl"  # "X, Y and Z"
     tag, low = p.tags[i], p.words[i].lower()
-    if tag == "NNS" or low in ("they", "we", "these", "those"):
+    if tag == "NNS" or (low in ("they", "we", "these", "those") and tag in ("PRP", "DT")):
         return "pl"  # (not NNPS: "the United States is", "the Beatles was formed")
-    if tag in ("NN", "NNP") or low in ("he", "she", "it", "this", "that"):
-        return "sg"
+    if tag in ("NN", "NNP") or (low in ("he", "she", "it", "this", "that") and tag in ("PRP", "DT")):
+        return "sg"  # (not the relative "that": it takes its noun's number)
     return None
 
 

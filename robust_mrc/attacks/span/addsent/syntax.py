@@ -390,6 +390,9 @@ def statements(p: Parsed, alt: list[str], answer: str) -> list[str]:
         return after(k, filler)
     if role in ("dobj", "obj") and role_head >= s1 and p.pos[role_head] == "VERB":
         prt = [c for c in q.kids(role_head, "prt") if c == role_head + 1]
+        second = [c for c in q.kids(role_head, "dobj", "dative") if c > role_head and c not in range(w, end)]
+        if second:  # "tell the legate _ about": the answer after the verb's other object
+            return after(p.subtree(second[0])[1] - 1, filler)
         return after(prt[0] if prt else role_head, filler)
     v = _objectless_verb(q, s1, range(w, end), s1 if do else None)
     if v is not None:
@@ -403,7 +406,8 @@ def statements(p: Parsed, alt: list[str], answer: str) -> list[str]:
 def _subject_question(
     q: _Question, prefix: list[int], w: int, end: int, kind: str, filler: str, answer: str, np_words: list[str]
 ) -> list[str]:
-    """The wh-phrase is the subject: the answer in its place; "what/which NP" also as a cleft."""
+    """The wh-phrase is the subject: the answer in its place; "what/which NP" also as a cleft ("The
+    NP that VP is A"), or with a relative clause of its own as an apposition ("A, the NP that V1, V2")."""
     rest = range(end, q.n)
     if not rest:
         return []
@@ -415,6 +419,25 @@ def _subject_question(
             np_words = [*np_words, *(q.word(i) for i in range(end, hi))]  # its modifiers: "museum *in Newcastle*"
             rest = range(hi, q.n)
         the = "the" if prefix else "The"
+        if rest and q.low(rest[0]) in ("that", "which", "who"):  # "What program that aired ... was cancelled?"
+            rel = [c for c in q.kids(h, "relcl") if c > rest[0]]
+            rel_end = q.p.subtree(rel[0])[1] if rel else None
+            if rel_end is None or rel_end >= q.n:
+                return [plain]
+            # "A, the program that aired ..., was cancelled ..."
+            return [
+                q.render(
+                    [
+                        *prefix,
+                        f"{answer},",
+                        "the",
+                        " ".join(np_words),
+                        *range(rest[0], rel_end - 1),
+                        q.word(rel_end - 1) + ",",
+                        *range(rel_end, q.n),
+                    ]
+                )
+            ]
         cleft = q.render([*prefix, the, " ".join(np_words), "that", *rest, _cleft_be(q, h, rest), answer])
         return [cleft, plain]
     return [plain]
