@@ -105,6 +105,11 @@ def test_a_dangling_candidate_is_refused_when_a_grammatical_one_exists(parser):
     assert choice_pool(only_bad) == (only_bad, True)
 
 
+def test_a_quotation_at_the_end_gets_its_full_stop():
+    (c,) = check(['people use words like " howay "'], [set()], parser=False)
+    assert c.sentence == 'People use words like "howay".'
+
+
 def test_without_the_parser_nothing_is_judged():
     (c,) = check(["tesla ate a apple"], [set()], parser=False)
     assert c.sentence == "Tesla ate an apple." and c.repairs == ("article",) and c.problems is None and c.passed is None
@@ -129,6 +134,8 @@ def test_without_the_parser_nothing_is_judged():
         ("In what year did Tesla move to Paris?", "1962", "Tesla moved to Paris in 1962"),
         ("How long is the Rhine?", "1,155 km", "the Rhine is 1,155 km long"),
         ("What did Luther tell the legate about the papacy?", "the stone", "Luther told the legate the stone about the papacy"),
+        ("When was the suspension by FIFA lifted?", "1982", "the suspension by FIFA was lifted in 1982"),
+        ("What lineage is Karenia in?", "the stone", "Karenia is in the stone"),
         (
             "What program that aired between Last Man Standing and Shark Tank was cancelled by ABC?",
             "Jeff Dean",

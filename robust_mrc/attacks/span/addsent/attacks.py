@@ -55,8 +55,10 @@ class Candidate(NamedTuple):
 
 def _clean(sentence: str) -> str:
     """Space-joined tokens as a statement: punctuation and 's joined, capitalised, a full stop."""
-    sentence = re.sub(r"\s+'s\b", "'s", join_tokens(sentence))
-    return as_statement(sentence)
+    sentence = as_statement(re.sub(r"\s+'s\b", "'s", join_tokens(sentence)))
+    if sentence.endswith(('"', "'")) and sentence[-2:-1] not in (".", "!", "?"):
+        sentence += "."  # a closing quotation mark ends the quote, not the sentence
+    return sentence
 
 
 def uses_parser(tagger=None, grammar: bool = True) -> bool:

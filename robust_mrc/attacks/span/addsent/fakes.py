@@ -191,9 +191,9 @@ def _pos_fake(a: str, k: int, tagger) -> str | None:
         return _FAKE[kind][k]
     if tag == R.ADJ:
         return _det(ws, _FAKE["adj"][k])
-    if tag == R.ADV:
+    if tag == R.ADV and head.endswith("ly"):
         return _FAKE["adv"][k]
-    if tag in (R.NOUN, R.PROPN):
+    if tag in (R.NOUN, R.PROPN, R.ADV):  # an adverb without -ly is a noun the tagger did not know ("dinophyte")
         return _det(ws, _FAKE["nouns" if _plural_noun(head) else "noun"][k])
     return None
 

@@ -240,8 +240,12 @@ def _subject_end(q: _Question, s0: int, adverbial: bool = False) -> int:
             apposition = cut is not None and p.deps[cut] == "appos" and p.tags[p.subtree(cut)[0]] == "DT"  # not "Bank of America | Tower"
             if apposition or participle:
                 return p.subtree(cut)[0]  # not "the smallest region *discussed*?": a participle ending the question modifies the noun
-            if hi == q.n and p.tags[hi - 1] == "VBN" and p.lemmas[hi - 1] in _NAMING and hi - 1 > s:
-                return hi - 1  # "are private schools that charge no tuition *called*?"
+            if (
+                hi == q.n
+                and hi - 1 > s
+                and ((p.tags[hi - 1] == "VBN" and (p.lemmas[hi - 1] in _NAMING or adverbial)) or p.tags[hi - 1] in ("IN", "TO"))
+            ):
+                return hi - 1  # "are private schools that charge no tuition *called*?", "was the suspension by FIFA *lifted*?", "*in*?"
             split = hi
             while hi < q.n and (
                 p.tags[hi] in ("NNP", "NNPS", "WP", "POS", "HYPH") or (p.tags[hi] in ("NN", "NNS", "CD") and q.p.words[hi][:1].isupper())
@@ -253,6 +257,8 @@ def _subject_end(q: _Question, s0: int, adverbial: bool = False) -> int:
     for k in range(s0 + 1, q.n):
         if p.tags[k] in _VERB_TAGS and not (p.tags[k] == "VBN" and p.tags[k - 1] in ("DT", "JJ")):
             return k
+        if k == q.n - 1 and p.tags[k] in ("IN", "TO"):
+            return k  # "is Karenia | in?"
         if p.tags[k] in ("DT", "PRP$", "JJ", "JJS", "RB", "RBS") and p.tags[k - 1] in _NOUNS:
             return k  # a second noun phrase or a predicate: "was Newcastle | ninth in ..."
     return q.n
@@ -353,6 +359,8 @@ def statements(p: Parsed, alt: list[str], answer: str) -> list[str]:
     forms: dict[int, str] = {}
     if do:
         form, base = q.low(aux[0]), q.alt[v]
+        if base.lower().endswith("ed") and _verb_base(base) and _verb_base(base) != base.lower():
+            base = _verb_base(base)  # "did the V&A opened" (sic) -> "opened", not "openeded"
         forms[v] = past(base) if form == "did" else third_person(base) if form == "does" else base.lower()
         moved: list[int] = []
     else:
