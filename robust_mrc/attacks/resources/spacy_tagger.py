@@ -169,7 +169,7 @@ def _parsed(doc) -> Parsed:
     )
 
 
-@functools.lru_cache(maxsize=100_000)
+@functools.lru_cache(maxsize=20_000)
 def parse(tokens: tuple[str, ...]) -> Parsed:
     """The parse of ``tokens`` as given (one token each)."""
     from spacy.tokens import Doc
@@ -179,7 +179,7 @@ def parse(tokens: tuple[str, ...]) -> Parsed:
 
 
 _TEXT_CACHE: dict[str, Parsed] = {}
-_TEXT_CACHE_MAX = 200_000
+_TEXT_CACHE_MAX = 50_000  # parses of raw sentences kept
 
 
 def parse_texts(texts: Sequence[str]) -> list[Parsed]:
