@@ -9,10 +9,14 @@
     python -m robust_mrc.attacks stats attack=addsent data=PATH [limit=150] [seed=0] [out=PATH] [KEY=VALUE ...]
     python -m robust_mrc.attacks audit attack=addsent data=PATH out=DIR [n=50] [seed=0] [controls=N] [KEY=VALUE ...]
     python -m robust_mrc.attacks audit score sheet=DIR/sheet.csv [key=DIR/key.json]
+    python -m robust_mrc.attacks stats attack=addsent task=span data=dev-v1.1.json sample=500 sample_seed=2017
 
 ``stats`` measures what the attack does to the data beside its paper's published figures
 (:mod:`robust_mrc.attacks.fidelity`: AddSent's "not" share, synonym and name replacements, CharSwap's
-share of words altered, DE's overlap with the answer) and prints them as JSON (``out=``: also written).
+share of words altered, DE's overlap with the answer; span AddSent's share of questions attacked and
+of its sentences repaired and passed by the grammar check) and prints them as JSON (``out=``: also
+written). ``sample=N`` measures ``random.Random(sample_seed).sample`` of N examples (of the first
+``limit``) instead of all.
 
 ``audit`` writes a blinded judging sheet of the attack's examples mixed with unlabelled clean
 controls into the directory ``out=`` (``sheet.csv``, ``sheet.md``, ``instructions.md``, and
@@ -57,6 +61,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import random
 import re
 import sys
 import time
@@ -248,12 +253,13 @@ def _check_outputs(paths: list) -> None:
         check_writable(Path(str(path)))
 
 
-def _load_and_build(cfg: dict, params: dict):
+def _load_and_build(cfg: dict, params: dict, sample: int | None = None):
     """``(examples, task, attack, (seed, epoch, limit), pool)`` of an ``apply`` / ``stats`` command
     (its own keys ``cfg`` and the attack's parameters ``params``): the examples of ``data=`` and the
     attack prepared on them with ``pool``, the examples beside it: those of ``pool_data=`` (the first
     ``pool_limit``), else the input data itself (a pool attack without ``pool=`` draws options from
-    them, never the same passage; a bank attack trains on them and makes its bank for the input)."""
+    them, never the same passage; a bank attack trains on them and makes its bank for the input).
+    ``sample``: keep ``random.Random(sample_seed).sample`` of that many examples (all when fewer)."""
     from robust_mrc.data.readers import load_examples
 
     seed, epoch = _whole(cfg, "seed"), _whole(cfg, "epoch")
@@ -264,6 +270,8 @@ def _load_and_build(cfg: dict, params: dict):
     examples = load_examples(cfg["data"], limit=limit, strict=strict)
     if not len(examples):
         raise SystemExit(f"{cfg['data']}: no examples")
+    if sample is not None:
+        examples = random.Random(_whole(cfg, "sample_seed")).sample(list(examples), min(sample, len(examples)))
     task = _task_of(cfg, examples)
     pool = list(examples)
     if cfg["pool_data"]:
@@ -507,8 +515,14 @@ def stats(cfg) -> dict:
         raise SystemExit(problem)
     if cfg["out"]:
         _check_outputs([cfg["out"]])
-    examples, _task, attack, (seed, epoch, limit), _pool = _load_and_build(cfg, params)
-    result = {"data": str(cfg["data"]), "limit": limit, "seed": seed, **fidelity_stats(attack, list(examples), seed, epoch)}
+    sample = _whole(cfg, "sample", lo=1, null=True)
+    examples, _task, attack, (seed, epoch, limit), _pool = _load_and_build(cfg, params, sample)
+    result = {"data": str(cfg["data"]), "limit": limit, "seed": seed}
+    if sample is not None:
+        result.update(sample=len(examples), sample_seed=_whole(cfg, "sample_seed"))
+    t0 = time.perf_counter()
+    result.update(fidelity_stats(attack, list(examples), seed, epoch))
+    result["seconds"] = round(time.perf_counter() - t0, 1)
     if cfg["out"]:
         atomic_write_text(Path(cfg["out"]), json.dumps(result, indent=2) + "\n")
     return result

@@ -15,7 +15,14 @@ it, each beside the paper's figure (:data:`PAPER_FIGURES`):
 * distractor extraction (Si et al. 2021 section 3.1): token Jaccard of the new options with the
   answer and with each other, the share of questions whose every wrong option is new, the share
   of new options found in the passage;
+* span AddSent, AddOneSent, AddSentMod (Jia & Liang 2017; the paper's crowd workers fixed every
+  sentence's grammar, so it states no figure): the share of questions attacked, and of the
+  sentences chosen the share that a rule repaired (by repair), that spaCy's parse check passed,
+  and that were chosen from candidates none of which passed (``addsent_span_stats``);
 * every attack: the share of examples changed and of words altered (``attack_stats``).
+
+``python -m robust_mrc.attacks stats ... sample=500`` measures a random sample of the data
+(``random.Random(sample_seed).sample``) instead of its first ``limit`` examples.
 """
 
 from __future__ import annotations
@@ -112,6 +119,37 @@ def addsent_mc_stats(examples: Sequence, traces: Sequence) -> dict:
     }
 
 
+SPAN_ADDSENT = ("addsent", "addonesent", "addsentmod")
+
+
+def addsent_span_stats(traces: Sequence) -> dict:
+    """Span AddSent's statistics from its :meth:`~robust_mrc.attacks.span.addsent.attacks._AddSentBase.trace`
+    of each example: ``(attacked or None, the chosen candidate, whether no candidate passed)``."""
+    questions = len(traces)
+    chosen = [c for out, c, _ in traces if out is not None]
+    attacked = len(chosen)
+    repaired = sum(bool(c.repairs) for c in chosen)
+    checked = [c for c in chosen if c.passed is not None]
+    by_repair: dict[str, int] = {}
+    by_problem: dict[str, int] = {}
+    for c in chosen:
+        for r in c.repairs:
+            by_repair[r] = by_repair.get(r, 0) + 1
+        for p in c.problems or ():
+            by_problem[p] = by_problem.get(p, 0) + 1
+    return {
+        "questions": questions,
+        "attacked": attacked,
+        "share_attacked": _share(attacked, questions),
+        "share_repaired": _share(repaired, attacked),
+        "repairs": dict(sorted(by_repair.items())),
+        "grammar_checked": len(checked),
+        "share_grammar_passed": _share(sum(bool(c.passed) for c in checked), len(checked)),
+        "share_no_candidate_passed": _share(sum(fb for out, _, fb in traces if out is not None), len(checked)),
+        "problems_left": dict(sorted(by_problem.items())),
+    }
+
+
 def de_stats(attacked_pairs: Sequence) -> dict:
     """Token Jaccard of the new options with the answer and each other; share fully replaced; share in the passage."""
     n = full = 0
@@ -144,9 +182,10 @@ def fidelity_stats(attack: Attack, examples: Sequence, seed: int = 0, epoch: int
     from robust_mrc.attacks.__main__ import attack_stats
 
     addsent = attack.task == "mc" and attack.name == "addsent"
-    if addsent:  # the attacked copies and each replacement, from one run (the copies attack_example makes)
+    span_addsent = attack.task == "span" and attack.name in SPAN_ADDSENT
+    if addsent or span_addsent:  # the attacked copies and what made them, from one run (the copies attack_example makes)
         traces = [attack.trace(ex, example_rng(seed, epoch, ex.id, attack.name)) for ex in examples]
-        results = [(ex, False) if out is None else (out, True) for ex, (out, _) in zip(examples, traces)]
+        results = [(ex, False) if t[0] is None else (t[0], True) for ex, t in zip(examples, traces)]
     else:
         results = [attack_example(attack, ex, seed, epoch) for ex in examples]
     attacked = [new for new, _ in results]
@@ -154,6 +193,9 @@ def fidelity_stats(attack: Attack, examples: Sequence, seed: int = 0, epoch: int
     stats = {"attack": attack.name, "task": attack.task, "provenance": attack.provenance()}
     stats.update(attack_stats(list(examples), attacked, failed))
     changed = [(ex, new) for ex, (new, ok) in zip(examples, results) if ok]
+    if span_addsent:
+        stats.update(addsent_span_stats(traces))
+        stats["grammar"] = stats["provenance"]["resources"].get("grammar")
     if addsent:
         stats.update(addsent_mc_stats(examples, traces))
         stats["neighbours"] = stats["provenance"]["resources"].get("neighbours")

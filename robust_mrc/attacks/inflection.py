@@ -28,7 +28,7 @@ IRREGULAR_PARTICIPLE = dict(
 )
 _VOWELS = "aeiou"
 # a/an by sound where the spelling misleads: "an hour", "a university", "a one-way", "an MP"
-_AN_EXCEPTIONS = ("hour", "honest", "honour", "honor", "heir")
+_AN_EXCEPTIONS = ("hour", "honest", "honour", "honor", "heir", "unim", "unin", "unid")
 _A_EXCEPTIONS = ("uni", "use", "usu", "uti", "eu", "one", "once", "ewe", "ufo", "uk", "us ", "u.s")
 # "a" / "an", or "A" / "An" opening the text or a sentence (elsewhere a capital "A" is a letter: "option A is")
 _ARTICLE_RE = re.compile(r"(?:\b(an?)|(?:^|(?<=[.!?]\s))(An?))(\s+)([\"'\u201c(]?)(\w[\w'-]*)")
@@ -155,10 +155,20 @@ def _regular_ed(low: str) -> str:
     return low + "ed"
 
 
+# verbs stressed on a final consonant-vowel-consonant syllable: the consonant doubles (transmitted, occurred)
+_STRESSED_FINAL = (
+    "admit commit emit omit permit submit transmit remit occur recur incur concur prefer refer transfer confer infer defer deter "
+    "compel expel propel repel dispel control patrol regret forget begin upset equip acquit rebel excel abhor allot embed forbid"
+).split()
+
+
 def _doubles_final(low: str) -> bool:
-    """One syllable ending consonant-vowel-consonant (stop -> stopped; not "open", "visit", "fix")."""
+    """One syllable ending consonant-vowel-consonant (stop -> stopped; not "open", "visit", "fix"),
+    or a verb stressed on such a final syllable (transmit -> transmitted)."""
     if len(low) < 3 or low[-1] in _VOWELS + "wxy" or low[-2] not in _VOWELS or low[-3] in _VOWELS:
         return False
+    if low.endswith(tuple(_STRESSED_FINAL)):
+        return True
     return sum(1 for i, ch in enumerate(low) if ch in _VOWELS and (i == 0 or low[i - 1] not in _VOWELS)) == 1
 
 

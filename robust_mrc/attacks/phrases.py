@@ -1,5 +1,5 @@
 """What kind of phrase a text is, whether a passage span is a whole phrase, and the role a text takes
-in a cloze question's blank: from spaCy's dependency parse (:func:`robust_mrc.attacks.resources.spacy_tagger.parse`).
+in a cloze question's blank: from spaCy's dependency parse (:func:`robust_mrc.attacks.resources.spacy_tagger.parse_doc`).
 
 * :func:`phrase_profile`: a short text (an option) parsed on its own, as a reader reads it, summed up
   as a :class:`Profile`: the kind of phrase its root makes (``np``, ``num``, ``pp``, ``vp``,
@@ -78,7 +78,7 @@ def phrase_profile(text: str, parser: str = "spacy") -> Profile:
 
 @functools.lru_cache(maxsize=50_000)
 def _spacy_profile(text: str) -> Profile:
-    doc = spacy_tagger.parse(text.strip())
+    doc = spacy_tagger.parse_doc(text.strip())
     words = [t for t in doc if not t.is_punct and not t.is_space]
     if not words:
         return Profile("empty")
@@ -110,7 +110,7 @@ def _spacy_profile(text: str) -> Profile:
 @functools.lru_cache(maxsize=256)
 def _token_bounds(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The start and end offsets of ``text``'s tokens in its parse."""
-    doc = spacy_tagger.parse(text)
+    doc = spacy_tagger.parse_doc(text)
     return tuple(t.idx for t in doc), tuple(t.idx + len(t.text) for t in doc)
 
 
@@ -133,7 +133,7 @@ def fragment(text: str, start: int, end: int, parser: str = "spacy") -> str | No
     lo, hi = bisect.bisect_left(starts, start), bisect.bisect_left(ends, end)
     if lo >= len(starts) or starts[lo] != start or hi >= len(ends) or ends[hi] != end:
         return "cut token"
-    doc = spacy_tagger.parse(text)
+    doc = spacy_tagger.parse_doc(text)
     inside = doc[lo : hi + 1]
     words = [t for t in inside if not t.is_punct]
     if not words:
@@ -176,7 +176,7 @@ def _spacy_cloze_role(question: str, text: str) -> tuple | None:
         return None
     fill = text.strip().rstrip(".!?").strip()
     filled = question[: m.start()] + fill + question[m.end() :]
-    doc = spacy_tagger.parse(filled)
+    doc = spacy_tagger.parse_doc(filled)
     start, end = m.start(), m.start() + len(fill)
     inside = [t for t in doc if t.idx < end and t.idx + len(t.text) > start]
     if not inside:

@@ -78,6 +78,9 @@ CASES = [
         "The NFL team of Initech Corporation represented the AFC at Super Bowl 50",
     ),
     (S.wh_in_situ, "Tesla moved to what city in 1880?", "Chicago", "Tesla moved to Chicago in 1880"),
+    # "what" without a noun phrase after it: nothing after it is taken with it
+    (S.wh_in_situ, "Firms may act as what for a project?", "the stone", "Firms may act as the stone for a project"),
+    (S.imperative, "Name a type of Toyota truck?", "Jeff Dean", "Jeff Dean is a type of Toyota truck"),
     # sic: yes/no questions have no rule of their own
     (S.answer_appended, "Is the Pope's confessor a Bishop?", "Jeff Dean", "Is the Pope's confessor a Bishop Jeff Dean"),
 ]

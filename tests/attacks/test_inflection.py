@@ -26,6 +26,10 @@ def test_plural(noun, want):
         ("visit", "VBG", "visiting"),
         ("sleep", "VBD", "slept"),
         ("like", "VBP", "like"),
+        ("transmit", "VBD", "transmitted"),  # stressed on the last syllable: the consonant doubles
+        ("occur", "VBG", "occurring"),
+        ("limit", "VBD", "limited"),
+        ("offer", "VBD", "offered"),
     ],
 )
 def test_verb_form(base, tag, want):
@@ -47,5 +51,6 @@ def test_degree(adj, tag, want):
 
 
 def test_articles_agree_with_the_next_word_and_leave_letters_alone():
-    text = "A evil bed. Option A is a apple, an car, a hour, a university, an FBI agent."
-    assert I.fix_articles(text) == "An evil bed. Option A is an apple, a car, an hour, a university, an FBI agent."
+    text = "A evil bed. Option A is a apple, an car, a hour, a university, an FBI agent, a unimportant one."
+    want = "An evil bed. Option A is an apple, a car, an hour, a university, an FBI agent, an unimportant one."
+    assert I.fix_articles(text) == want

@@ -268,3 +268,14 @@ def test_vector_neighbours_table_holds_what_each_word_gets_alone(tmp_path, monke
     # a second instance reads the cached table
     monkeypatch.setattr(vectors.VectorNeighbours, "_nearest_rows", lambda *a: pytest.fail("table computed again"))
     assert np.array_equal(vectors.VectorNeighbours(path).table(), table)
+
+
+def test_spacy_parse_gives_heads_labels_and_sentences(fresh):
+    if not spacy_tagger.available():
+        pytest.skip("spaCy and an English pipeline are not installed (pip install robust-mrc[nlp])")
+    p = spacy_tagger.parse(("Tesla", "moved", "to", "New", "York", "."))
+    root = next(i for i, h in enumerate(p.heads) if i == h)
+    assert p.words[root] == "moved" and p.deps[0] == "nsubj" and p.heads[0] == root and p.sentences == 1
+    assert p.tags[1] == "VBD" and p.lemmas[1] == "move" and p.subtree(2) == (2, 5)  # "to New York"
+    two, one = spacy_tagger.parse_texts(["He left. She stayed.", "Tesla moved to New York."])
+    assert two.sentences == 2 and one.words[-1] == "." and spacy_tagger.parse_texts(["Tesla moved to New York."]) == [one]

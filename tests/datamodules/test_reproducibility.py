@@ -71,11 +71,11 @@ RECORDED = {
     },
     # span mix leaves addsentmod out (a held-out probe, as Jia & Liang 2017)
     ("task=span", "attack=mix"): {
-        "epoch0": "fd84e261bacbe0c0/word_noise:attacked,word_noise:attacked,word_noise:attacked",
-        "epoch1": "7dc3b2883fca81cb/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch0": "f59ba52d031a8166/word_noise:attacked,word_noise:attacked,word_noise:attacked",
+        "epoch1": "28fab10897f3caff/word_noise:attacked,word_noise:attacked,word_noise:attacked",
         "validation": {
             "clean": "8cacb5f9a33c349b",
-            "addsent": "babb211bbd06478b",
+            "addsent": "bba857c283bd0e7b",
             "char_noise": "619abaa940398948",
             "word_noise": "1ccc029706534caa",
         },
@@ -123,9 +123,9 @@ SUITES = {
     },
     "squad": {
         "clean": "de85df4229686d4f",
-        "addsent": "17e54228b26972d5",
-        "addonesent": "0296d12e150c563d",
-        "addsentmod": "b2acd4694a6fb10b",
+        "addsent": "117e29542e2c3056",
+        "addonesent": "10744e79ec1724c7",
+        "addsentmod": "b60458cc52ef8d13",
         "random_words": "029f6d535192e939",
         "char_noise": "3ecab2fefa062880",
         "char_noise_all": "cb147a3552d70929",

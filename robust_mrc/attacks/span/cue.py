@@ -3,8 +3,9 @@
 Jia & Liang 2017's AddSent adds a sentence made from the altered question and a fake answer: it
 resembles the question but answers something else, so a model trained on it can learn "the added
 sentence never holds the answer" instead of reading. ``addsent_cue`` builds the sentence the same
-way (the same declarative rules, :func:`~robust_mrc.attacks.span.addsent.declarative`, and the same
-tidying) from the question **unaltered** and the **gold** answer, and puts it where ``addsent`` puts
+way (the same statement rules, repairs and grammar check:
+:func:`~robust_mrc.attacks.span.addsent.attacks.best_statement`) from the question **unaltered**
+and the **gold** answer, and puts it where ``addsent`` puts
 its sentence (``position=end``, appended; ``start`` / ``random`` as AddSent's). A model that reads
 finds the answer stated once more and holds or gains; one that learnt to avoid the added sentence
 falls: the set is a probe for that shortcut, not an attack (reports keep it out of the attack
@@ -17,7 +18,8 @@ answer the passage gave, and SQuAD's scorers compare answer texts, so a predicti
 occurrence scores the same. With ``answer=added`` (a training copy, ``attack.balance``) the added
 sentence's occurrence is listed first, the span a reader trains on, and the passage's follow: a cue
 copy that kept the passage's span as its target would teach once more that the added sentence never
-holds the answer. None when the example has no non-empty answer.
+holds the answer. None when the example has no non-empty answer, or no statement keeps its text
+(a repair changed it).
 """
 
 from __future__ import annotations
@@ -25,20 +27,18 @@ from __future__ import annotations
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.base import Attack, register
 from robust_mrc.attacks.editing import insert_at
-from robust_mrc.attacks.span.addsent.attacks import _clean
-from robust_mrc.attacks.span.addsent.statement import declarative
+from robust_mrc.attacks.span.addsent.attacks import best_statement, uses_parser
 from robust_mrc.attacks.span.common import insert_sentence, insertion_point
 from robust_mrc.data.examples import Answer
-from robust_mrc.data.text import TOKEN_RE
 from robust_mrc.papers import cite
 
 #: addsent_cue's ``answer``: which span leads the gold answers
 ANSWERS = ("passage", "added")
 
 
-def cue_sentence(question: str, answer: str, tagger=None) -> str:
+def cue_sentence(question: str, answer: str, tagger=None, grammar: bool = True) -> str:
     """AddSent's declarative sentence made from ``question`` as it is and ``answer``."""
-    return _clean(declarative(TOKEN_RE.findall(question), answer, tagger))
+    return best_statement(question, answer, tagger, grammar)
 
 
 @register
@@ -58,17 +58,20 @@ class AddSentCue(Attack):
     @classmethod
     def defaults(cls):
         # position: end (appended, as addsent) | start | random; tagger: auto | spacy | heuristic;
-        # answer: passage (the gold spans as they were) | added (the added sentence's span first)
-        return {"position": "end", "tagger": None, "answer": "passage"}
+        # answer: passage (the gold spans as they were) | added (the added sentence's span first);
+        # grammar: prefer the statement spaCy's parse judges grammatical, as addsent does
+        return {"position": "end", "tagger": None, "answer": "passage", "grammar": True}
 
     def resources(self) -> dict[str, str]:
-        return {"tagger": R.tagger_name(self.tagger)}
+        return {"tagger": R.tagger_name(self.tagger), "grammar": "parse check" if uses_parser(self.tagger, self.grammar) else "none"}
 
     def apply(self, ex, rng):
         answer = ex.answers[0].text.strip() if ex.answers else ""
         if not answer:
             return None
-        sentence = cue_sentence(ex.question, answer, self.tagger)
+        sentence = cue_sentence(ex.question, answer, self.tagger, self.grammar)
+        if not sentence:
+            return None
         pos = insertion_point(ex, self.position, rng)
         new = insert_sentence(ex, sentence, pos, self.name, sentence)
         if self.answer == "passage":

@@ -1,11 +1,13 @@
 """AddSent step 2: fake answers of the gold answer's type (Jia & Liang 2017, section 4.1).
 
-Ordered rules, every match kept, best first: year - 25, dates (month + 6, year - 25), numbers
-(1000 < n < 2500: n - 75, else another first digit), number words, abbreviations, organisation,
-location (from the answer's cue words and the question's wh-phrase), person, year / number asked
-for by the question, proper-noun phrase, then by the POS of the answer's last word (keeping its
-article), and a catch-all noun. AddSentMod (``mod=True``) takes the second entry of every table
-and shifts years and numbers by 10 more.
+Ordered rules, every match kept, best first: year - 25 (a year range: both ends), a decade - 30,
+dates (month + 6, year - 25), numbers (1000 < n < 2500: n - 75, else another first digit; both
+ends of a range move by as much: years - 75, other numbers up by a unit of the first's leading
+digit; a decade and a century take "the"), number words, abbreviations, organisation, location (from the answer's cue words and the
+question's wh-phrase), person, year / number asked for by the question, proper-noun phrase, then
+by the POS of the answer's last word (keeping its article), and a catch-all noun; a first word
+that is a preposition or an article is lower case. AddSentMod (``mod=True``) takes the second
+entry of every table and shifts years and numbers by 10 more.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.editing import match_case
+from robust_mrc.attacks.inflection import article_for
 from robust_mrc.attacks.span.addsent.alter import change_first_digit
 from robust_mrc.data.text import TOKEN_RE, normalize
 
@@ -42,6 +45,10 @@ _LOC_QWORDS = (
 )
 # lower-case words a capitalised name may hold ("Bank of England", "Pont de Normandie")
 _NAME_LINKS = ("of", "the", "and", "de", "for")
+# fake answers of the verb, adjective and adverb rules: no subject of a sentence
+NOT_NOUNS = frozenset(
+    ("jump", "swim", "jumping", "swimming", "jumped", "swam", "jumps", "swims", "purple", "enormous", "quickly", "silently")
+)
 # (AddSent, AddSentMod) fake answers
 _FAKE = {
     "abbr": ("ABC", "XYZ"),
@@ -61,18 +68,23 @@ _FAKE = {
     "nouns": ("stones", "mountains"),
     "any": ("the stone", "the mountain"),
 }
+# a first word a fake answer keeps in lower case ("In 1973" -> "in 1898")
+_LOWER_FIRST = frozenset("in on at during by for from with about around after before since until the a an".split())
 _MONTH_RE = re.compile(r"(?i)\b(" + "|".join(R.MONTHS) + r")\b")
 _YEAR_RE = re.compile(r"\b(1\d{3}|20\d{2})\b")
 _NUMBER_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_YEAR_RANGE_RE = re.compile(r"(1\d{3}|20\d{2})\s*(?:-|\u2013|\u2014|to|and)\s*(1\d{3}|20\d{2})")
+_RANGE_LINK_RE = re.compile(r"\s*(?:%|\s)?\s*(?:-|\u2013|\u2014|to|and)\s*[$\u00a3\u20ac]?")
+_DECADE_RE = re.compile(r"\b(1\d{2}0|20\d0)s\b")
 
 
 def _det(answer_words: list[str], phrase: str) -> str:
-    """``phrase`` after the answer's article (a/an agreeing with ``phrase``), if it has one."""
+    """``phrase`` after the answer's article (lower case; a/an agreeing with ``phrase``), if it has one."""
     if answer_words and answer_words[0].lower() in ("a", "an", "the"):
         d = answer_words[0].lower()
         if d in ("a", "an"):
-            d = "an" if phrase[:1].lower() in "aeiou" else "a"
-        return match_case(answer_words[0], d) + " " + phrase
+            d = article_for(phrase)
+        return d + " " + phrase
     return phrase
 
 
@@ -85,11 +97,23 @@ def _head_tag(answer: str, head: str, tagger=None) -> str:
     return R.pos_tag(toks, tagger)[word_idx[-1]] if word_idx else R.pos_tag([head], tagger)[0]
 
 
+def _value(num: str) -> float:
+    return float(num.replace(",", ""))
+
+
 def _number_fakes(a: str, k: int) -> list[str]:
-    """Years, dates, numbers and number words, shifted."""
+    """Years, year ranges and decades, dates, numbers and number words, shifted (years only back)."""
     out = []
+    shift = 25 + 10 * k
     if re.fullmatch(r"(\d{4})", a) and 1000 <= int(a) <= 2100:
-        out.append(str(int(a) - 25 - 10 * k))
+        out.append(str(int(a) - shift))
+    m = _YEAR_RANGE_RE.fullmatch(a)
+    if m:  # both ends move by the same years: the range stays in order
+        out.append(_YEAR_RE.sub(lambda y: str(int(y.group()) - shift), a))
+    m = _DECADE_RE.search(a)
+    if m:
+        the = "" if m.start() else "the "  # "1980s" -> "the 1950s": the decade goes into a sentence
+        out.append(a[: m.start()] + f"{the}{int(m.group(1)) - 30 - 10 * k}s" + a[m.end() :])
     low = a.lower()
     if any(mo in low.split() or mo + "," in low.split() for mo in R.MONTHS):
 
@@ -98,13 +122,25 @@ def _number_fakes(a: str, k: int) -> list[str]:
             return match_case(word, R.MONTHS[(R.MONTHS.index(word.lower()) + 6 + k) % 12])
 
         new = _MONTH_RE.sub(later_month, a, count=1)
-        out.append(_YEAR_RE.sub(lambda y: str(int(y.group()) - 25 - 10 * k), new))
+        out.append(_YEAR_RE.sub(lambda y: str(int(y.group()) - shift), new))
     m = _NUMBER_RE.search(a)
-    if m:
-        num = m.group()
-        val = float(num.replace(",", ""))
-        new_num = str(int(val) - 75 - 10 * k) if 1000 < val < 2500 and "." not in num else change_first_digit(num, k)
-        out.append(a[: m.start()] + new_num + a[m.end() :])
+    if m and not _DECADE_RE.search(a):
+
+        def shifted(num: str) -> str:
+            val = float(num.replace(",", ""))
+            return str(int(val) - 75 - 10 * k) if 1000 < val < 2500 and "." not in num else change_first_digit(num, k)
+
+        new = a[: m.start()] + shifted(m.group()) + a[m.end() :]
+        later = _NUMBER_RE.search(a, m.end())
+        plain = "." not in m.group() + (later.group() if later else "")
+        if later and plain and _RANGE_LINK_RE.fullmatch(a[m.end() : later.start()]):  # a range: both ends move by as much
+            first = int(_value(m.group()))
+            delta = int(shifted(m.group())) - first if 1000 < first < 2500 else (k + 1) * 10 ** (len(str(first)) - 1)
+            ends = [f"{int(_value(x)) + delta:,}" if "," in x else str(int(_value(x)) + delta) for x in (m.group(), later.group())]
+            if 1000 < first < 2500 and len(later.group()) == 2:  # "1524-25" -> "1449-50"
+                ends[1] = f"{(int(later.group()) + delta) % 100:02d}"
+            new = a[: m.start()] + ends[0] + a[m.end() : later.start()] + ends[1] + a[later.end() :]
+        out.append(new)
     if low in R.CARDINALS:
         out.append(match_case(a, R.CARDINALS[(R.CARDINALS.index(low) + 3 + k) % len(R.CARDINALS)]))
     return out
@@ -134,6 +170,15 @@ def _entity_fakes(a: str, q: str, k: int) -> list[str]:
     return out
 
 
+def _plural_noun(word: str) -> bool:
+    """A plural noun: WordNet's morphology takes it to another lemma ("stones"; not "genius",
+    "glass"); without WordNet, an -s that is not -ss or -us."""
+    if R.has_wordnet():
+        base = R.wordnet().morphy(word, "n")
+        return bool(base) and base != word
+    return word.endswith("s") and not word.endswith(("ss", "us"))
+
+
 def _pos_fake(a: str, k: int, tagger) -> str | None:
     """A word of the POS of the answer's last word (verbs keep -ing/-ed/-s, nouns their number)."""
     ws = a.split()
@@ -146,10 +191,10 @@ def _pos_fake(a: str, k: int, tagger) -> str | None:
         return _FAKE[kind][k]
     if tag == R.ADJ:
         return _det(ws, _FAKE["adj"][k])
-    if tag == R.ADV:
+    if tag == R.ADV and head.endswith("ly"):
         return _FAKE["adv"][k]
-    if tag in (R.NOUN, R.PROPN):
-        return _det(ws, _FAKE["nouns" if head.endswith("s") and not head.endswith("ss") else "noun"][k])
+    if tag in (R.NOUN, R.PROPN, R.ADV):  # an adverb without -ly is a noun the tagger did not know ("dinophyte")
+        return _det(ws, _FAKE["nouns" if _plural_noun(head) else "noun"][k])
     return None
 
 
@@ -161,6 +206,10 @@ def fake_answers(answer: str, question: str, mod: bool = False, tagger=None) -> 
     q = question.strip().lower()
     out: list[str] = []
     for x in [*_number_fakes(a, k), *_entity_fakes(a, q, k), _pos_fake(a, k, tagger), _FAKE["any"][k]]:
+        if x and x.split()[0].lower() in _LOWER_FIRST and len(x.split()) > 1:
+            x = x[0].lower() + x[1:]  # "In 1898" -> "in 1898": the fake answer goes inside a sentence
+        if x and re.match(r"\d+(?:st|nd|rd|th) (?:century|centuries|millennium)", x):
+            x = "the " + x  # "10th century" -> "the 20th century"
         if x and normalize(x) != normalize(a) and x not in out:
             out.append(x)
     return out

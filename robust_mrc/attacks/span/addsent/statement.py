@@ -222,10 +222,19 @@ def wh_in_situ(q: Question, a: str) -> str | None:
     """Shape "Tesla moved to what city?" -> "Tesla moved to A" (the first wh-word and, after what/which, its NP)"""
     for i, t in enumerate(q.low):
         if t in R.WH_WORDS:
-            j = np_end(q.toks, q.tags, i + 1) if t in ("what", "which") else i + 1
+            np = t in ("what", "which") and i + 1 < len(q.toks) and (q.tags[i + 1] in _NP_TAGS or q.low[i + 1] in R.NOUN_PHRASE_WORDS)
+            j = np_end(q.toks, q.tags, i + 1) if np else i + 1
             j += t == "how" and j < len(q.low) and q.low[j] in ("many", "much")  # "how many" as a whole
             return f"{q.words(0, i)} {a} {q.words(j)}"
     return None
+
+
+_IMPERATIVES = ("name", "list", "give", "identify", "state", "mention")
+
+
+def imperative(q: Question, a: str) -> str | None:
+    """Shape "Name a type of X?" -> "A is a type of X"."""
+    return f"{a} is {q.words(1)}" if len(q.low) > 1 and q.low[0] in _IMPERATIVES else None
 
 
 def answer_appended(q: Question, a: str) -> str:
@@ -242,6 +251,7 @@ RULES = {
     **dict.fromkeys(("when", "where", "why"), _ADVERBIAL),
     **dict.fromkeys(("who", "whom"), (who_did, wh_subject)),
     **dict.fromkeys(("what", "which"), (what_is, what_did, what_np_did, what_np_is_prep, what_np, wh_subject)),
+    **dict.fromkeys(_IMPERATIVES, (imperative,)),
 }
 
 
