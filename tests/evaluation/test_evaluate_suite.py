@@ -79,8 +79,9 @@ def test_advrace_suite_writes_a_consistent_report(mc_ckpts, tmp_path):
         assert entry["sets"][s]["shortcut"] == pytest.approx(entry["sets"][s]["acc"] - entry["sets"]["clean"]["acc"])
     assert metrics["test/acc"] == pytest.approx(entry["sets"]["clean"]["acc"])
     assert metrics["test/charswap/acc"] == pytest.approx(entry["sets"]["charswap"]["acc"])
-    # the attacked sets differ from the clean one (and were not all fallbacks)
-    assert all(report["sets"][s]["unchanged"] < 24 for s in sets[1:])
+    # the attacked sets differ from the clean one (and were not all fallbacks); magnet_cue rewords with same-sense
+    # synonyms only, and the synthetic passages' pets and colours have none (tests/attacks/test_cue_probes.py: real text)
+    assert all(report["sets"][s]["unchanged"] < 24 for s in sets[1:] if s != "magnet_cue")
     rows = list(csv.DictReader((out / "report.csv").open()))
     assert [r["set"] for r in rows] == sets + ["attack avg"]
     assert [r["shortcut"] != "" for r in rows] == [s in probes for s in sets] + [False]  # csv: empty elsewhere
