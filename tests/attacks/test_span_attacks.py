@@ -348,3 +348,18 @@ def test_fallback_common_words(no_wordnet, spans):
     assert 100 < len(words_) < 1000 and "time" in words_
     new = get_attack("random_words", "span")(spans[0], rng(spans[0], "random_words"))
     check_offsets(new)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_span_alteration_keeps_members_of_a_contrast_set_in_their_set_and_refuses_other_spellings(wordnet_ok, variant):
+    from robust_mrc.attacks.replacements import spelling_variant
+    from robust_mrc.attacks.resources import contrasts as C
+    from robust_mrc.attacks.span.addsent.alter import alter_question
+
+    toks, n = alter_question("Who was a prominent Huguenot in Holland?", variant)
+    assert n == 1 and toks[6] != "Holland" and "country" in C.set_names(toks[6])  # never "Dutch", a people's word
+    toks, n = alter_question("When were Jews expelled from several German states?", variant)
+    assert "people of a religion" in C.set_names(toks[2])  # never "Judaism"
+    assert {"nationality", "language"} & set(C.set_names(toks[6])) and toks[6] != "German"  # never "Bavarian"
+    toks, n = alter_question("Who wrote the Nong Shu?", variant)
+    assert n == 1 and not spelling_variant(toks[4], "Shu")  # never "Sho"

@@ -129,34 +129,6 @@ def _protected(q: Question, i: int) -> bool:
     )
 
 
-def _similarity(nb):
-    """cos(a, b) in ``nb``'s vectors (phrases: the mean of their words' vectors), None when unknown."""
-    matrix = getattr(nb, "matrix", None)
-    index = getattr(nb, "index", None)
-    if matrix is None or index is None:
-        return None
-
-    @functools.lru_cache(maxsize=50_000)
-    def vector(phrase: str):
-        rows = [index[w] for w in re.findall(r"[a-z]+", phrase.lower()) if w in index]
-        if not rows:
-            return None
-        v = matrix[rows].mean(axis=0)
-        n = float((v @ v) ** 0.5)
-        return v / n if n else None
-
-    def sim(a: str, b: str):
-        va, vb = vector(a), vector(b)
-        return None if va is None or vb is None else float(va @ vb)
-
-    return sim
-
-
-@functools.lru_cache(maxsize=8)
-def _similarity_for(nb):
-    return _similarity(nb)
-
-
 def _refused(original: str, candidate: str) -> bool:
     """A contrast the WordNet rules still refuse: a form, synonym, kind or part of the original."""
     a, b = original.lower(), candidate.lower()
@@ -172,7 +144,7 @@ def _contrast_slots(q: Question, nb, taken: set[int], qwords: frozenset[str]) ->
         offsets.append(pos)
         pos += len(t.text) + len(t.space)
     slots = []
-    sim = _similarity_for(nb)
+    sim = C.similarity(nb)
     for found in C.find(q.text):
         idx = [i for i, o in enumerate(offsets) if found.start <= o < found.end]
         if not idx or any(i in taken for i in idx):
@@ -310,7 +282,7 @@ def _co_instances(words: str, nb) -> tuple[str, ...]:
             if low in mine or (index is not None and not all(w in index for w in low.split())) or not name[:1].isupper():
                 continue
             out.setdefault(name)
-    sim = _similarity_for(nb)
+    sim = C.similarity(nb)
     names = list(out)
     if sim is not None:
         names.sort(key=lambda n: -(sim(words, n) or -1.0))

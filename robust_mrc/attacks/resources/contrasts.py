@@ -14,7 +14,8 @@ parts of each other.
   first, whole words only; capitalised forms match with their capitals ("US", not "us"; "May", not
   "may"), lower-case forms in any case and in the plural (apples, children, mice).
 * :func:`contrasts` -- the other members of every set the form is in, each by its first form, ranked by
-  a similarity (the AddSent nearest-word order: the nearest first), ties in list order.
+  a similarity (the AddSent nearest-word order: the nearest first), ties in list order;
+  :func:`similarity` gives that order's similarity in a nearest-word backend's vectors.
 """
 
 from __future__ import annotations
@@ -142,6 +143,42 @@ def contrasts(form: str, similarity=None) -> tuple[str, ...]:
         return others
     scored = [(similarity(form, o), i, o) for i, o in enumerate(others)]
     return tuple(o for s, i, o in sorted(scored, key=lambda t: (t[0] is None, -(t[0] or 0.0), t[1])))
+
+
+def similarity(nb):
+    """``sim(a, b)``: the cosine of two words or phrases in ``nb``'s vectors (a phrase: the mean of its
+    words' vectors), None when unknown; None for a backend without vectors (WordNet's)."""
+    try:
+        return _similarity(nb)
+    except TypeError:  # an unhashable backend
+        return _make_similarity(nb)
+
+
+@functools.lru_cache(maxsize=8)
+def _similarity(nb):
+    return _make_similarity(nb)
+
+
+def _make_similarity(nb):
+    matrix = getattr(nb, "matrix", None)
+    index = getattr(nb, "index", None)
+    if matrix is None or index is None:
+        return None
+
+    @functools.lru_cache(maxsize=50_000)
+    def vector(phrase: str):
+        rows = [index[w] for w in re.findall(r"[a-z]+", phrase.lower()) if w in index]
+        if not rows:
+            return None
+        v = matrix[rows].mean(axis=0)
+        n = float((v @ v) ** 0.5)
+        return v / n if n else None
+
+    def sim(a: str, b: str):
+        va, vb = vector(a), vector(b)
+        return None if va is None or vb is None else float(va @ vb)
+
+    return sim
 
 
 def digest() -> str:

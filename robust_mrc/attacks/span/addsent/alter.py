@@ -15,7 +15,10 @@ Per token, in this order:
   another first name of the same kind, else the run's last token that is not a common word (in a
   run of several) to a nearest word that is a noun or a
   name and neither a WordNet synonym nor within three hypernym or holonym links of it ("Warsaw"
-  -> "Poland" is refused), else (a single name after a place preposition, a listed person name,
+  -> "Poland" is refused), nor a people's or language's word ("Holland" -> "Dutch"), nor another
+  spelling of it ("Shu" -> "Sho"); a member of a contrast set (a country, city, nationality,
+  language, religion: :mod:`robust_mrc.attacks.resources.contrasts`) only to another member of its
+  sets ("Holland" -> "Belgium", "German" -> "French"), else (a single name after a place preposition, a listed person name,
   or a name after do/be or before a verb or 's) a fixed name;
 * WordNet antonyms (first synset, single words, used at least once in WordNet's sense-tagged
   corpus: "member" -> "nonmember" is refused) of nouns and adjectives, in the number or degree of
@@ -36,6 +39,8 @@ import zlib
 from robust_mrc.attacks import resources as R
 from robust_mrc.attacks.editing import match_case
 from robust_mrc.attacks.inflection import degree, plural
+from robust_mrc.attacks.replacements import spelling_variant
+from robust_mrc.attacks.resources import contrasts as C
 from robust_mrc.attacks.resources.cache import depends_on_resources
 
 # AddSent's special swaps, both ways (an attack-specific table, not an English word list)
@@ -223,10 +228,38 @@ def _usable(cand: str, low: str, qwords: set[str]) -> bool:
     )
 
 
-def _nearest(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
-    """A nearest word of the proper noun ``tok`` (:func:`_usable`), singular where ``tok`` is."""
+# contrast sets of peoples and languages: a word of theirs never stands for a place or another name ("Holland" -> "Dutch")
+_PEOPLE_SETS = frozenset(("nationality", "language", "people of a nation", "people of a continent", "continental", "people of a religion"))
+
+
+def _set_mates(tok: str, variant: int, nb, qwords: set[str]) -> str | None | bool:
+    """For a member of a contrast set (:mod:`robust_mrc.attacks.resources.contrasts`: a country, city,
+    nationality, language, ...): another member of its sets, nearest first (the only replacements a
+    member takes: "Holland" -> "Belgium", never "Dutch"); None: none usable; False: ``tok`` is in no set."""
+    if not C.members_of(tok):
+        return False
     low = tok.lower()
-    cands = [c for c in nb.neighbours(low, 10) if _usable(c, low, qwords)]
+    cands = [c for c in C.contrasts(tok, C.similarity(nb)) if c.lower() not in qwords and not spelling_variant(c, low)]
+    if len(cands) <= variant:
+        return None
+    new = cands[variant]
+    return new if any(ch.isupper() for ch in new) else match_case(tok, new)
+
+
+def _foreign_kind(cand: str, low: str) -> bool:
+    """Whether ``cand`` is a people's or language's word (a nationality, a demonym) or another spelling of
+    ``low`` ("Nong Shu" -> "Nong Sho"): never a nearest word for a name outside those sets."""
+    return bool(_PEOPLE_SETS.intersection(C.set_names(cand))) or spelling_variant(cand, low)
+
+
+def _nearest(tok: str, variant: int, nb, qwords: set[str]) -> str | None:
+    """A nearest word of the proper noun ``tok`` (:func:`_usable`), singular where ``tok`` is; a member of a
+    contrast set takes another member (:func:`_set_mates`)."""
+    mate = _set_mates(tok, variant, nb, qwords)
+    if mate is not False:
+        return mate
+    low = tok.lower()
+    cands = [c for c in nb.neighbours(low, 10) if _usable(c, low, qwords) and not _foreign_kind(c, low)]
     if len(cands) <= variant:
         return None
     new = cands[variant]
@@ -251,9 +284,12 @@ def _nearest_adjective(tok: str, variant: int, nb, qwords: set[str], after: str 
     """A nearest word of the capitalised adjective ``tok`` ("European" -> "Scandinavian") that
     WordNet knows mostly as an adjective, no synonym of it, not sharing its first three letters;
     lower case when it is a common word, unless a name goes on with the word ``after`` it."""
+    mate = _set_mates(tok, variant, nb, qwords)  # "German" -> "French", never "Bavarian"
+    if mate is not False:
+        return mate
     low = tok.lower()
     cands = [c for c in nb.neighbours(low, 10) if c.isalpha() and c[:3] != low[:3] and _adjective(c) and not _rejected(c, low, qwords)]
-    cands = [c for c in cands if not _synonyms(c, low) and not _pertains(c, low)]
+    cands = [c for c in cands if not _synonyms(c, low) and not _pertains(c, low) and not spelling_variant(c, low)]
     if len(cands) <= variant:
         return None
     lower = _common_word(cands[variant]) and not after[:1].isupper()  # "religious", but "Scandinavian", "Modern Art"
