@@ -19,6 +19,7 @@ order made.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -155,6 +156,19 @@ def candidates(
     return sorted(out, key=lambda c: -c.score)  # stable: ties keep the order made
 
 
+class _Question(NamedTuple):
+    """What :func:`candidates` reads of an example (its question and gold answers): a cache key."""
+
+    question: str
+    answers: tuple
+
+
+@R.depends_on_resources
+@functools.lru_cache(maxsize=20_000)
+def _candidates_of(q: _Question, mod, variants, vectors, tagger, fakes, grammar, first_passing) -> tuple[Candidate, ...]:
+    return tuple(candidates(q, mod, variants, vectors, tagger, fakes, grammar, first_passing))
+
+
 def candidate_sentences(
     ex, mod: bool = False, variants: int = 2, vectors=None, tagger=None, fakes: int = 2, grammar: bool = True
 ) -> list[str]:
@@ -208,16 +222,11 @@ class _AddSentBase(Attack):
         }
 
     def _candidates(self, ex, first_passing: bool = False) -> list[Candidate]:
-        return candidates(
-            ex,
-            mod=self._mod,
-            variants=int(self.variants),
-            vectors=self.vectors,
-            tagger=self.tagger,
-            fakes=int(self.fakes),
-            grammar=self.grammar,
-            first_passing=first_passing,
-        )
+        """:func:`candidates` of ``ex``, worked out once per question, gold answers and settings in a
+        process: they draw on nothing random, so a later epoch reuses them (a question's candidates
+        cost tens of milliseconds of parsing; choosing among them, microseconds)."""
+        settings = (self._mod, int(self.variants), self.vectors, self.tagger, int(self.fakes), bool(self.grammar), first_passing)
+        return list(_candidates_of(_Question(ex.question, tuple(ex.answers)), *settings))
 
     def trace(self, ex, rng):
         """``(attacked example or None, the chosen Candidate or None, whether the choice fell back
