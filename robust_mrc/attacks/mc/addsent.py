@@ -24,7 +24,8 @@ sentence no longer asks what the question asks:
    the sentence is about something else, so the passage cannot contradict it.
 2. only the **first** adjective, adverb or verb with a WordNet antonym in its first sense goes to that
    antonym, in the original's form (stopped -> started, cleverest -> stupidest); not a word after
-   "how" ("how old" and "how young" ask the same thing), not a frame word.
+   "how" ("how old" and "how young" ask the same thing), not a frame word, not an adjective the
+   parse uses as a noun ("catching a cold or flu" never becomes "a hot or flu").
 3. when nothing changed, the negation flips: an existing "not", "n't", "never" is taken out ("no",
    "nothing", "nobody" become "some", "something", "somebody"); else "not" goes where the parse puts
    it: after the auxiliary ("we can not learn"), before the verb of a question with inversion ("what
@@ -77,6 +78,8 @@ _PEOPLE_SETS = frozenset(("people of a nation", "nationality"))
 _ADJECTIVE_SETS = frozenset(("colour", "nationality", "language", "direction"))
 # overrides that hold for one part of speech only ("much harder": an adverb of degree, no quantity)
 _OVERRIDE_POS = {"many": R.ADJ, "few": R.ADJ, "much": R.ADJ, "well": R.ADV}
+# dependency roles of a noun: an adjective in one of them is used as a noun ("catching a cold")
+_NOMINAL_ROLES = frozenset(("nsubj", "nsubjpass", "dobj", "pobj", "iobj"))
 # the most questions AddSent.prepare reads at once (a set of evaluation questions, the benchmark's)
 PREPARE_MAX = 20_000
 _NUMBER_RE = re.compile(r"^\d{1,3}(?:,\d{3})+$|^\d+$")
@@ -347,6 +350,8 @@ def _antonym_slots(q: Question, taken: set[int], qwords: frozenset[str], nb) -> 
             continue
         if i > 0 and q.tokens[i - 1].text.lower() == "how":
             continue
+        if t.pos == R.ADJ and t.dep in _NOMINAL_ROLES:
+            continue  # an adjective standing as a noun ("catching a cold or flu"): no antonym ("a hot or flu")
         low = t.text.lower()
         if i > 0 and q.tokens[i - 1].text.lower() in R.FIXED_AFTER.get(low, ()):
             continue
