@@ -99,6 +99,8 @@ def test_one_antonym_in_the_words_form_and_never_after_how(spacy_ok):
     assert "old" in altered.split() and steps.count("antonym") == 0  # "how young" asks the same
     altered, swaps, steps = flip("When did Tom stop working at the farm?")
     assert swaps.get("stop") == "start" and steps.count("antonym") == 1
+    altered, swaps, steps = flip("The tree is as old as _ .")
+    assert "old" in altered.split() and steps.count("antonym") == 0  # "as young as" says "of equal age" too
     altered, swaps, steps = flip("To prevent catching a cold or flu, it's good for you to _ .")
     assert "cold" not in swaps and swaps.get("good") == "bad"  # "a cold" is a noun: no "a hot or flu"
     altered, swaps, steps = flip("Which of the following is true?")

@@ -24,7 +24,8 @@ sentence no longer asks what the question asks:
    the sentence is about something else, so the passage cannot contradict it.
 2. only the **first** adjective, adverb or verb with a WordNet antonym in its first sense goes to that
    antonym, in the original's form (stopped -> started, cleverest -> stupidest); not a word after
-   "how" ("how old" and "how young" ask the same thing), not a frame word, not an adjective the
+   "how" ("how old" and "how young" ask the same thing) nor between "as" and "as" ("as old as" and
+   "as young as" both say "of equal age"), not a frame word, not an adjective the
    parse uses as a noun ("catching a cold or flu" never becomes "a hot or flu").
 3. when nothing changed, the negation flips: an existing "not", "n't", "never" is taken out ("no",
    "nothing", "nobody" become "some", "something", "somebody"); else "not" goes where the parse puts
@@ -350,6 +351,8 @@ def _antonym_slots(q: Question, taken: set[int], qwords: frozenset[str], nb) -> 
             continue
         if i > 0 and q.tokens[i - 1].text.lower() == "how":
             continue
+        if 0 < i < len(q.tokens) - 1 and q.tokens[i - 1].text.lower() == "as" and q.tokens[i + 1].text.lower() == "as":
+            continue  # "as old as X" and "as young as X" say the same: equal age
         if t.pos == R.ADJ and t.dep in _NOMINAL_ROLES:
             continue  # an adjective standing as a noun ("catching a cold or flu"): no antonym ("a hot or flu")
         low = t.text.lower()
