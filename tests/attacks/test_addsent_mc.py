@@ -123,6 +123,8 @@ def test_sentences_read_as_sentences():
     assert sentence("Why did Jim go there?", "To meet his aunt") == "Why did Jim go there: to meet his aunt."
     assert sentence("Who can not drive?", "John.") == "Who can not drive: John."
     assert sentence("David is a _ .", "English boy") == "David is an English boy."
+    assert sentence("Why did Jim go there?   _", "Because he missed his aunt.") == "Why did Jim go there: because he missed his aunt."
+    assert sentence("How does it smell? Through two holes _ .", "in its face") == "How does it smell: through two holes in its face."
     assert sentence("From the passage,we know that Woof_.", "is busy") == "From the passage,we know that Woof is busy."
 
 

@@ -33,8 +33,10 @@ sentence no longer asks what the question asks:
    can we not infer"), with "do" support ("we do not know", "the passage does not tell").
 
 Then one sentence: a blank takes the wrong option; a question ending in "?" takes it after a colon,
-as the paper appends it ("Why did Jim go there: to meet his aunt."); a stem that ends in "." or runs
-on ("From the passage we know that.") is continued by it. Wrong options that only point at
+as the paper appends it ("Why did Jim go there: to meet his aunt."), and so does a question whose
+blank follows its question mark ("Why did Jim go there? Because _ ." -> "Why did Jim go there:
+because he missed his aunt."); a stem that ends in "." or runs on ("From the passage we know
+that.") is continued by it. Wrong options that only point at
 other options ("all of the above", "both A and B") are used last. Articles agree with the words
 put after them ("a evil" never stands).
 
@@ -616,6 +618,9 @@ def sentence(altered: str, distractor: str) -> str:
     option = " ".join(distractor.split())
     body = re.sub(r"(?<=\w)(?=_)|(?<=_)(?=\w)", " ", altered.strip())  # a blank glued to a word ("Woof_")
     if has_blank(body):
+        inner = re.search(r"\?\s+(?=\S)", body)
+        if inner and BLANK_RE.search(body, inner.end()):  # "Why did he go there? Because _ .": one sentence, a colon
+            body = f"{body[: inner.start()].rstrip()}: {body[inner.end() :]}"
         blanks = len(BLANK_RE.findall(body))
         parts = [p.strip() for p in option.split(";")]
         fills = parts if blanks > 1 and len(parts) == blanks else [option]  # "Tom loves _ and Jill loves _": "sports; animals"
@@ -627,6 +632,7 @@ def sentence(altered: str, distractor: str) -> str:
         text = " ".join(body.split())
         text = re.sub(r"\s+([,.;:!?])", r"\1", text).rstrip(" ?")
         text = re.sub(r"(?<!\.)\.\.(?!\.)", ".", text)  # the option's full stop and the question's
+        text = re.sub(r"(?<=: )\S.*", lambda m: _lower_first(m.group()), text, count=1)  # "...: because ..."
         if text and text[-1] not in ".!\"'":
             text += "."
         text = text[:1].upper() + text[1:]
