@@ -190,3 +190,31 @@ def test_the_heuristic_fallback_is_named_and_warns(wordnet_ok, caplog):
 def test_a_name_goes_to_the_nearest_name_of_its_kind(spacy_ok):
     altered, swaps, steps = flip("What did Mr Hanson do after work?")
     assert swaps["Hanson"] == "Morrison" and "Mr Morrison" in altered  # AdvRACE, Figure 1: Hanson -> Morrison
+
+
+def test_sentences_at_one_place_are_inserted_together_with_a_space(spacy_ok):
+    short = EXAMPLE.replace(id="q3", passage="Tom lives in a small town.")  # one boundary before it, one after
+    attack = get_attack("addsent", "mc", tagger="spacy")
+    for seed in range(8):
+        new = attack(short, example_rng(seed, 0, short.id, "addsent"))
+        added = new.edits[-1].detail.split(" | ")
+        for s in added:
+            assert s in new.passage
+        assert "..".join(["", ""]) not in new.passage and ".T" not in new.passage.replace("Mr.", "").replace("Mrs.", "")
+
+
+def test_no_word_of_the_passage_or_options_is_brought_in_and_people_keep_their_sex(spacy_ok):
+    ex = MCExample(
+        "q4",
+        "The boy's family went to the park on Saturday. His mother stayed at home.",
+        "What did the boy do on Saturday?",
+        ("He went to school on Sunday.", "He went to the park.", "He visited his aunt on Friday.", "He stayed at home."),
+        1,
+    )
+    attack = get_attack("addsent", "mc", tagger="spacy")
+    for seed in range(6):
+        new, record = attack.trace(ex, example_rng(seed, 0, ex.id, "addsent"))
+        for changes in record:
+            swaps = {old: rep for step, old, rep in changes}
+            assert swaps.get("Saturday") not in ("Sunday", "Friday")  # days the options name: another day
+            assert swaps.get("boy") in (None, "man")  # never "girl": the options' "his" must still fit

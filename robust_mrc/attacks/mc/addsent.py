@@ -20,8 +20,10 @@ sentence no longer asks what the question asks:
    question with a wrong option), and so do the names of organisations, works, events, laws and
    products, the exam-question frame words (passage, writer, author, title, following, ...), titles
    ("Mr", "Mrs") and codes mixing letters and digits ("H7N9").
-   A replacement the passage already speaks of (a name, noun or place it uses) is never brought in:
-   the sentence is about something else, so the passage cannot contradict it.
+   A replacement the passage or the options already speak of (a name, noun, place or number they
+   use) is never brought in: the sentence is about something else, so the passage cannot
+   contradict it, and no option's number turns up in it ("4,000 years" never "40,000 weeks" beside
+   an option "40,000").
 2. only the **first** adjective, adverb or verb with a WordNet antonym in its first sense goes to that
    antonym, in the original's form (stopped -> started, cleverest -> stupidest); not a word after
    "how" ("how old" and "how young" ask the same thing) nor between "as" and "as" ("as old as" and
@@ -737,7 +739,7 @@ class AddSentMC(Attack):
         used: set[str] = set()
         bounds = sentence_boundaries(ex.passage)
         added, places = [], []
-        avoid = passage_words(ex.passage)
+        avoid = passage_words(ex.passage) | passage_words(" ".join(ex.options))  # nor an option's numbers and words
         for distractor in picks:
             altered, changes = perturb(p, rng, nb, used, use_antonyms, avoid)
             record.append(changes)
@@ -748,9 +750,13 @@ class AddSentMC(Attack):
         if not added:
             return None, record
         passage = ex.passage
-        # each at a boundary of the original passage, the later places first so that the earlier stay where they were
-        for k in sorted(range(len(added)), key=lambda k: (-places[k], -k)):
-            passage, _, _ = insert_at(passage, places[k], added[k])
+        # at boundaries of the original passage, the later places first so that the earlier stay where they
+        # were; sentences drawn to one place go in together, in the order they were made
+        at_place: dict[int, list[str]] = {}
+        for place, text in zip(places, added):
+            at_place.setdefault(place, []).append(text)
+        for place in sorted(at_place, reverse=True):
+            passage, _, _ = insert_at(passage, place, " ".join(at_place[place]))
         return ex.replace(attack=self.name, detail=" | ".join(added), passage=passage), record
 
 
