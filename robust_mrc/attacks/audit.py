@@ -88,6 +88,7 @@ import csv
 import hashlib
 import io
 import json
+import logging
 import math
 import random
 import re
@@ -108,6 +109,8 @@ ATTACKED, CONTROL = "attacked", "control"
 CONTROL_REJECT_LIMIT = 0.2  # more than this share of the judged controls rejected: the warning
 ITEM_PREFIX = "item:"  # a reason that starts so: the item was flawed before any change
 Z95 = 1.959963984540054  # the standard normal quantile of 0.975
+
+log = logging.getLogger(__name__)
 
 
 class AuditError(UserError, ValueError):
@@ -612,7 +615,16 @@ def draw_sample(attack, examples: Sequence, n: int, seed: int, controls: int | N
         pairs.append((ex, attacked))
     if not pairs:
         raise AuditError(f"attack {attack.name!r} changed none of the {p} examples drawn: nothing to audit")
-    mode = "sentences" if all(_insertion(o, a) for o, a in pairs) else "changes"
+    not_inserted = [o.id for o, a in pairs if not _insertion(o, a)]
+    mode = "changes" if not_inserted else "sentences"
+    if not_inserted and len(not_inserted) < len(pairs):  # an insertion attack whose text changed more somewhere
+        log.warning(
+            "audit: %d of %d attacked examples differ from their originals by more than inserted text (%s): "
+            "the sheet asks the change questions (valid, facts, cue) of every row, not the per-sentence ones",
+            len(not_inserted),
+            len(pairs),
+            ", ".join(not_inserted[:5]),
+        )
     rows = [_attacked_row(o, a, mode) for o, a in pairs]
     templates = list(rows)
     control_rows: list[Row] = []
