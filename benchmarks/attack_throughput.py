@@ -65,6 +65,16 @@ persistent table (``resources/wordnet_table.py``; before it, through per-synset 
 ran at 131/s and word_replace at 160/s, with the tokenizer on both cores). The machine's speed varies from run
 to run by ~5 %: compare rows of one run.
 
+Measured 2026-12-02 (the same machine, other jobs stopped for the run; its speed has fallen and
+varies more: mc "tokenize only" 358-531/s across runs against 745 above, so read the ratios):
+``--examples 500 --queries-examples 0``, mc **addsent 358 ex/s against its floor 332 (1.08x;
+prepare, spaCy reading the 520 questions, 2.4 s)**; again with ``--attacks addsent,charswap
+--no-nlpaug``: **389 against 414 (0.94x; prepare 12.5 s)**, charswap 0.84x. Span addsent's first
+pass over a question builds its candidates and parses each (the grammar check): 23-32 ex/s; a later
+pass over the same questions in the process (an epoch after the first, another of the AddSent
+family) reads them from the cache: 425 ex/s. The cue probes: extraction_cue 21 ex/s, magnet_cue 28
+ex/s (spaCy's parse, the MiniLM sense check; evaluation sets only).
+
 Runner, span addsent with the model, 20 questions (147 queries), one thread: 18.3 queries/s one at
 a time, 17.5 batched (float32), **31.8 batched in bfloat16** (1.82x; the same sentence chosen as
 float32 for 20/20). Both threads (``--threads 2 --queries-examples 40``, 318 queries): 27.1 one at a
@@ -181,6 +191,9 @@ def load_data(task: str, n: int) -> tuple[list, list]:
     return examples, examples[-WARMUP:]
 
 
+BANK_ATTACKS = ("distractor_extraction", "distractor_generation")
+
+
 def attack_specs(task: str, wanted: set[str] | None, vectors: Path | None) -> list[tuple[str, dict]]:
     """(row label, attack spec) of every registered attack of ``task`` that ``--attacks`` keeps."""
     specs = []
@@ -188,7 +201,9 @@ def attack_specs(task: str, wanted: set[str] | None, vectors: Path | None) -> li
         name = row["name"]
         if wanted is not None and name not in wanted:
             continue
-        specs.append((name, {"name": name, "params": {}}))
+        # the bank attacks (DE, DG) in their model-free forms: bank=auto would train an extractor
+        params = {"bank": "none"} if name in BANK_ATTACKS else {}
+        specs.append((name, {"name": name, "params": params}))
         if vectors is not None and name in ("word_replace", "word_noise"):
             specs.append((f"{name}+vectors", {"name": name, "params": {"vectors": str(vectors)}}))
     return specs
