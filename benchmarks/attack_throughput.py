@@ -341,13 +341,13 @@ def span_module(ckpt: str | None):
         from robust_mrc.models.checkpoints import load_checkpoint
 
         return load_checkpoint(ckpt, expected_task="span"), checkpoint_key(ckpt), ckpt
-    from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
+    from robust_mrc.config.cli import compose_config
     from robust_mrc.models.span import SpanQAModule
 
-    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
-        cfg = OmegaConf.to_container(compose(config_name="config", overrides=["task=span", "model=minilm"]), resolve=True)
+    # composed as train.py composes it (the settings' definitions registered first)
+    cfg = OmegaConf.to_container(compose_config(REPO / "conf", "config", ["task=span", "model=minilm"]), resolve=True)
     return SpanQAModule(cfg["model"], cfg["task"]), "untrained", "untrained MiniLM span module (no --ckpt)"
 
 

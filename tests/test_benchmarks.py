@@ -1,0 +1,30 @@
+"""The benchmarks' own set-up steps run: a benchmark that cannot start measures nothing."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_attack_throughput_builds_its_untrained_span_module_from_the_configs():
+    bench = load("attack_throughput")
+    module, key, description = bench.span_module(None)
+    assert key == "untrained" and "untrained" in description
+    assert type(module).__name__ == "SpanQAModule"
+
+
+def test_attack_throughput_runs_the_bank_attacks_model_free():
+    bench = load("attack_throughput")
+    specs = dict(bench.attack_specs("mc", {"distractor_extraction", "distractor_generation", "charswap"}, None))
+    assert specs["distractor_extraction"]["params"] == {"bank": "none"}
+    assert specs["distractor_generation"]["params"] == {"bank": "none"}
+    assert specs["charswap"]["params"] == {}
