@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -140,12 +141,34 @@ def trainer_arguments(cfg: DictConfig, one_device: bool = False) -> dict:
     return resolve_devices(OmegaConf.to_container(cfg.trainer, resolve=True), one_device)
 
 
+# Lightning's advertisements for its cloud services (litlogger, litmodels), and a deprecation inside
+# Lightning's own tree code (torch's LeafSpec): nothing a user of this package can act on
+_ADVERTISEMENT = "\N{ELECTRIC LIGHT BULB} Tip:"
+_LIGHTNING_INTERNAL_DEPRECATIONS = (r"`isinstance\(treespec, LeafSpec\)` is deprecated",)
+
+
+class _DropAdvertisements(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.getMessage()).startswith(_ADVERTISEMENT)
+
+
+def quiet_lightning() -> None:
+    """Leave out of a run's output what Lightning prints that is not about the run: its cloud
+    advertisements and its own deprecation warnings. Idempotent."""
+    logger = logging.getLogger("pytorch_lightning.utilities.rank_zero")
+    if not any(isinstance(f, _DropAdvertisements) for f in logger.filters):
+        logger.addFilter(_DropAdvertisements())
+    for pattern in _LIGHTNING_INTERNAL_DEPRECATIONS:
+        warnings.filterwarnings("ignore", message=pattern, category=FutureWarning)
+
+
 def build_trainer(
     cfg: DictConfig, out: Path, callbacks: list | None = None, loggers: list | None = None, one_device: bool = False, **extra
 ) -> pl.Trainer:
     """The Trainer of a training or an evaluation: ``cfg.trainer`` (``trainer=auto`` resolved; an
     evaluation passes ``one_device``) and ``extra`` as arguments, atomic checkpoints, the SLURM
     plugin under SLURM, the loggers, and plain progress lines in logs."""
+    quiet_lightning()
     kwargs = {**trainer_arguments(cfg, one_device), **extra}
     if "strategy" in kwargs:
         kwargs["strategy"] = build_strategy(kwargs["strategy"])
