@@ -73,7 +73,6 @@ from robust_mrc.attacks import list_attacks
 from robust_mrc.attacks.apply import AttackSpecError, attack_example, build_attack
 from robust_mrc.attacks.base import AttackUnavailable
 from robust_mrc.data.examples import MCExample
-from robust_mrc.models.scoring import SEARCH_PRECISIONS
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 COMMANDS = ("list", "apply", "stats", "audit")
@@ -293,6 +292,7 @@ def apply(cfg) -> dict:
     mapping as the command line spells it (:func:`_arguments`)."""
     from robust_mrc.data.sources import SPLITS
     from robust_mrc.data.writers import WRITE_FORMATS, atomic_write_text, write_examples
+    from robust_mrc.models.scoring import SEARCH_PRECISIONS  # the models (Lightning) only where a command needs them
 
     cfg, params = _arguments(cfg)
     for key in ("attack", "data", "out"):
