@@ -21,14 +21,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hydra import compose, initialize_config_dir  # noqa: E402
-
+from robust_mrc.config.cli import compose_config  # noqa: E402
 from robust_mrc.jobs.evaluate import evaluate  # noqa: E402
 
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
+CONF = Path(__file__).resolve().parents[1] / "conf"
 
 
 def screening(ckpt: str, data: str, questions: int, pool: int, cache: Path, out: Path, extra: list[str]) -> tuple[dict, float]:
+    cfg = screening_config(ckpt, data, questions, pool, cache, out, extra)
+    started = time.perf_counter()
+    evaluate(cfg)
+    total = time.perf_counter() - started
+    return json.loads((out / "report.json").read_text())["diagnostics"]["magnet_screen"], total
+
+
+def screening_config(ckpt: str, data: str, questions: int, pool: int, cache: Path, out: Path, extra: list[str]):
+    """The evaluation config of one screening run, composed as evaluate.py composes it."""
     overrides = [
         f"ckpt_path={ckpt}",
         f"data={data}",
@@ -41,12 +49,7 @@ def screening(ckpt: str, data: str, questions: int, pool: int, cache: Path, out:
         "magnet_screen.attack_top=false",
         *extra,
     ]
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        cfg = compose(config_name="eval", overrides=overrides)
-    started = time.perf_counter()
-    evaluate(cfg)
-    total = time.perf_counter() - started
-    return json.loads((out / "report.json").read_text())["diagnostics"]["magnet_screen"], total
+    return compose_config(CONF, "eval", overrides)
 
 
 def main() -> None:

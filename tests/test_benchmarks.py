@@ -28,3 +28,11 @@ def test_attack_throughput_runs_the_bank_attacks_model_free():
     assert specs["distractor_extraction"]["params"] == {"bank": "none"}
     assert specs["distractor_generation"]["params"] == {"bank": "none"}
     assert specs["charswap"]["params"] == {}
+
+
+def test_magnet_screening_composes_its_evaluation_config(tmp_path):
+    bench = load("magnet_screening")
+    cfg = bench.screening_config(
+        "run/best.ckpt", "race_local", 10, 40, tmp_path / "cache", tmp_path / "out", ["eval_batch_size=8", "split=validation"]
+    )
+    assert cfg.magnet_screen.enabled and cfg.magnet_screen.max_pool == 40 and cfg.eval_batch_size == 8
