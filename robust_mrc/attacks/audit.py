@@ -595,15 +595,22 @@ def draw_sample(attack, examples: Sequence, n: int, seed: int, controls: int | N
     order = list(range(len(examples)))
     rng.shuffle(order)
     skipped = {"gave_up": 0, "unchanged": 0, "same_passage": 0, "control_without_sentence": 0}
-    seen: set[str] = set()
+    seen: set[str] = set()  # passages already on the sheet: one row per passage
+    drawn = 0
+
+    def unseen_passages():
+        """The examples in the drawn order whose passage is not on the sheet yet (counting each drawn)."""
+        nonlocal drawn
+        for i in order:
+            drawn += 1
+            if _text(examples[i]) in seen:
+                skipped["same_passage"] += 1
+                continue
+            yield examples[i]
+
+    draw = unseen_passages()
     pairs = []
-    p = 0
-    while len(pairs) < n and p < len(order):
-        ex = examples[order[p]]
-        p += 1
-        if _text(ex) in seen:
-            skipped["same_passage"] += 1
-            continue
+    for ex in draw:
         attacked, ok = attack_example(attack, ex, seed, epoch)
         if not ok:
             skipped["gave_up"] += 1
@@ -613,8 +620,10 @@ def draw_sample(attack, examples: Sequence, n: int, seed: int, controls: int | N
             continue
         seen.add(_text(ex))
         pairs.append((ex, attacked))
+        if len(pairs) == n:
+            break
     if not pairs:
-        raise AuditError(f"attack {attack.name!r} changed none of the {p} examples drawn: nothing to audit")
+        raise AuditError(f"attack {attack.name!r} changed none of the {drawn} examples drawn: nothing to audit")
     not_inserted = [o.id for o, a in pairs if not _insertion(o, a)]
     mode = "changes" if not_inserted else "sentences"
     if not_inserted and len(not_inserted) < len(pairs):  # an insertion attack whose text changed more somewhere
@@ -628,24 +637,21 @@ def draw_sample(attack, examples: Sequence, n: int, seed: int, controls: int | N
     rows = [_attacked_row(o, a, mode) for o, a in pairs]
     templates = list(rows)
     control_rows: list[Row] = []
-    while len(control_rows) < want and p < len(order):
-        ex = examples[order[p]]
-        p += 1
-        if _text(ex) in seen:
-            skipped["same_passage"] += 1
-            continue
+    for ex in draw if want > 0 else ():
         row = _control_row(ex, rng.choice(templates), mode, rng)
         if row is None:
             skipped["control_without_sentence"] += 1
             continue
         seen.add(_text(ex))
         control_rows.append(row)
+        if len(control_rows) == want:
+            break
     rows += control_rows
     rng.shuffle(rows)
     width = max(2, len(str(len(rows))))
     for i, row in enumerate(rows, 1):
         row.name = f"R{i:0{width}d}"
-    return Sample(task, mode, rows, attack, seed, epoch, n, want, p, len(examples), skipped)
+    return Sample(task, mode, rows, attack, seed, epoch, n, want, drawn, len(examples), skipped)
 
 
 # --- writing --------------------------------------------------------------------------------
