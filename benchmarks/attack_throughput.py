@@ -43,7 +43,7 @@ RandomCharAug swap, word_replace and word_noise (default nearest-word backend) v
 tokenization, and faster than its nlpaug equivalent.
 
 Queries (``--ckpt``, a span checkpoint; without it an untrained MiniLM span module, same cost):
-span ``addsent`` with the model (``run_search`` + ``ModelScorer``, as ``python -m robust_mrc.attacks
+span ``addsent`` with the model (``run_search`` + ``ModelScorer``, as ``robust-mrc attacks
 apply ckpt=...`` wires them) on ``--queries-examples`` SQuAD questions, scorer batch 32 vs 1 in
 float32, and batch 32 in bfloat16 autocast (``precision=bf16``, with how often it chooses what
 float32 chooses); queries/s over the scorer's time and over the wall time (``--threads``);
@@ -343,11 +343,11 @@ def span_module(ckpt: str | None):
         return load_checkpoint(ckpt, expected_task="span"), checkpoint_key(ckpt), ckpt
     from omegaconf import OmegaConf
 
-    from robust_mrc.config.cli import compose_config
+    from robust_mrc.config.compose import compose_config
     from robust_mrc.models.span import SpanQAModule
 
     # composed as train.py composes it (the settings' definitions registered first)
-    cfg = OmegaConf.to_container(compose_config(REPO / "conf", "config", ["task=span", "model=minilm"]), resolve=True)
+    cfg = OmegaConf.to_container(compose_config(None, "config", ["task=span", "model=minilm"]), resolve=True)
     return SpanQAModule(cfg["model"], cfg["task"]), "untrained", "untrained MiniLM span module (no --ckpt)"
 
 

@@ -47,7 +47,7 @@ def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", default=str(DEFAULT_DATA))
     p.add_argument("--examples", type=int, default=400)
-    p.add_argument("--attack", default="mix", help="an entry of conf/attack")
+    p.add_argument("--attack", default="mix", help="an entry of robust_mrc/conf/attack")
     p.add_argument("--batch-size", type=int, default=8)
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--seed", type=int, default=0)

@@ -21,10 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from robust_mrc.config.cli import compose_config  # noqa: E402
+from robust_mrc.config.compose import compose_config  # noqa: E402
 from robust_mrc.jobs.evaluate import evaluate  # noqa: E402
-
-CONF = Path(__file__).resolve().parents[1] / "conf"
 
 
 def screening(ckpt: str, data: str, questions: int, pool: int, cache: Path, out: Path, extra: list[str]) -> tuple[dict, float]:
@@ -49,7 +47,7 @@ def screening_config(ckpt: str, data: str, questions: int, pool: int, cache: Pat
         "magnet_screen.attack_top=false",
         *extra,
     ]
-    return compose_config(CONF, "eval", overrides)
+    return compose_config(None, "eval", overrides)
 
 
 def main() -> None:

@@ -60,7 +60,7 @@ ATTACK_VARIANTS = {
 
 
 def attack_config(name: str, de_bank: str | None = "none") -> dict:
-    """``conf/attack/<name>.yaml``, with ``de_bank`` as the DE attacks' bank: ``none`` (the default
+    """``robust_mrc/conf/attack/<name>.yaml``, with ``de_bank`` as the DE attacks' bank: ``none`` (the default
     here) takes the model-free stand-in, so a benchmark times the training steps, not the one-off
     training of the extractor that ``bank: auto`` starts with; None leaves the file's."""
     from omegaconf import OmegaConf
@@ -75,7 +75,7 @@ def attack_config(name: str, de_bank: str | None = "none") -> dict:
 
 
 def policy_datamodule(task_cfg: dict, tok, splits: dict, args, attack: str):
-    """The project's data module on ``splits`` under ``conf/attack/<attack>.yaml`` (no attacked eval
+    """The project's data module on ``splits`` under ``robust_mrc/conf/attack/<attack>.yaml`` (no attacked eval
     sets): batch size and workers from ``args``, length-grouped, seed 0."""
     from omegaconf import OmegaConf
 

@@ -41,6 +41,7 @@ from typing import Any
 
 from robust_mrc.attacks import Attack, example_rng, get_attack, list_attacks
 from robust_mrc.attacks.apply import AttackSpec, attack_example, build_attack, build_attacks
+from robust_mrc.attacks.base import BankMaker
 from robust_mrc.core import settings as S
 from robust_mrc.core.errors import UserError
 
@@ -197,10 +198,11 @@ def policy_from_config(
     seed: int,
     train_examples: Sequence | None = None,
     targets: Sequence | None = None,
+    banks: BankMaker | None = None,
 ) -> AttackPolicy:
     """The :class:`AttackPolicy` of an ``attack`` config group entry; its attacks are prepared with
     ``train_examples`` (pools, a bank's training data) for ``targets`` (the examples they will
-    attack; default: ``train_examples``)."""
+    attack; default: ``train_examples``), their ``bank: auto`` made by ``banks``."""
     # callers of QADataModule (tests, banks) may pass a plain dict of some settings, or none at all
     cfg = S.complete(S.AttackSettings, attack_cfg or {"name": "none", "policy": "none"})
     policy = cfg["policy"]
@@ -219,9 +221,9 @@ def policy_from_config(
         rate, mode = 1.0, "replace"
     if targets is None:
         targets = train_examples
-    attacks = build_attacks(specs, task, train_examples, training=True, targets=targets) if policy != "none" else []
+    attacks = build_attacks(specs, task, train_examples, training=True, targets=targets, banks=banks) if policy != "none" else []
     balance = float(cfg["balance"])
-    cues = cue_attacks_for(attacks, task, balance, train_examples, targets)
+    cues = cue_attacks_for(attacks, task, balance, train_examples, targets, banks)
     return AttackPolicy(
         name=str(cfg["name"] or policy),
         policy=policy,
@@ -236,7 +238,12 @@ def policy_from_config(
 
 
 def cue_attacks_for(
-    attacks: Sequence[Attack], task: str, balance: float, train_examples: Sequence | None, targets: Sequence | None
+    attacks: Sequence[Attack],
+    task: str,
+    balance: float,
+    train_examples: Sequence | None,
+    targets: Sequence | None,
+    banks: BankMaker | None = None,
 ) -> list[Attack | None]:
     """Each training attack's cue attack (:data:`CUE_ATTACKS`, None where it has none), built like
     the attack (:func:`cue_spec`, the same pool and targets). Empty at ``balance=0``; a cue attack
@@ -252,7 +259,7 @@ def cue_attacks_for(
                 f"attack.balance={balance}: the cue attack of {attack.name} ({task}), {name}, is not registered; "
                 f"set attack.balance=0 or leave {attack.name} out of the training attacks"
             )
-        cues.append(None if name is None else build_attack(cue_spec(attack, name, task), task, train_examples, True, targets))
+        cues.append(None if name is None else build_attack(cue_spec(attack, name, task), task, train_examples, True, targets, banks))
     plain = sorted({a.name for a, cue in zip(attacks, cues) if cue is None})
     paired = ", ".join(f"{a.name} -> {cue.name}" for a, cue in zip(attacks, cues) if cue is not None)
     log.info("attack.balance=%s: cue copies %s", balance, paired or "none")

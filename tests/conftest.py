@@ -41,7 +41,7 @@ def one_torch_thread():
 
 @pytest.fixture(scope="session")
 def tiny_zoo(tmp_path_factory) -> dict[str, Path]:
-    """``{conf/model option: directory}``: a tiny random model and tokenizer of each hub
+    """``{robust_mrc/conf/model option: directory}``: a tiny random model and tokenizer of each hub
     architecture (:mod:`tests.zoo`), built once per session (about a second)."""
     from tests.zoo import build_zoo
 

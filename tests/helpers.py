@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
 
-from robust_mrc.config.cli import register_resolvers
+from robust_mrc.config import CONFIG_DIR
+from robust_mrc.config.compose import register_resolvers
 
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
+CONF = str(CONFIG_DIR)
 
 
 def make_cfg(*overrides: str, config_name: str = "config"):

@@ -1,4 +1,4 @@
-"""An offline model zoo for tests: a tiny random model of each hub architecture the ``conf/model``
+"""An offline model zoo for tests: a tiny random model of each hub architecture the ``robust_mrc/conf/model``
 options name, with a tokenizer of the architecture's own kind, saved as a Hugging Face directory.
 
 * The model is saved (safetensors) from a class with the architecture's pre-training head (ELECTRA:
@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-#: the ``conf/model`` options of hub checkpoints -> the tiny architecture standing in for them
+#: the ``robust_mrc/conf/model`` options of hub checkpoints -> the tiny architecture standing in for them
 ZOO_OPTIONS = {
     "bert": "bert",
     "roberta": "roberta",
@@ -421,7 +421,7 @@ def build_tiny(architecture: str, directory: str | Path, texts: list[str] | None
 
 
 def build_zoo(root: str | Path) -> dict[str, Path]:
-    """One directory per architecture under ``root``; ``{conf/model option: directory}``."""
+    """One directory per architecture under ``root``; ``{robust_mrc/conf/model option: directory}``."""
     root = Path(root)
     texts = corpus()
     built = {arch: build_tiny(arch, root / arch, texts) for arch in sorted(set(ZOO_OPTIONS.values()))}

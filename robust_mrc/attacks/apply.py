@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robust_mrc.attacks.base import Attack, AttackContext, example_rng, get_attack
+from robust_mrc.attacks.base import Attack, AttackContext, BankMaker, example_rng, get_attack
 from robust_mrc.core.errors import UserError
 
 
@@ -62,15 +62,14 @@ class AttackSpec:
 
 ATTACKS_DIR = Path(__file__).resolve().parent
 TEXT_HELPERS = (ATTACKS_DIR.parent / "data" / "text.py",)
-NOT_ATTACK_CODE = ("__main__.py", "audit.py")  # the command line and the validity audits: they attack nothing themselves
+NOT_ATTACK_CODE = ("audit.py",)  # the validity audits: they attack nothing themselves
 
 
 @functools.lru_cache(maxsize=4)
 def attacks_code_digest(root: Path = ATTACKS_DIR) -> str:
     """A digest of the attack code (every ``.py`` under ``robust_mrc/attacks``, word lists and
     rules included, and the data files of ``resources/data`` (contrast sets, names, homoglyphs), but not
-    :data:`NOT_ATTACK_CODE`: the command line ``__main__.py`` and the
-    validity audits ``audit.py``, which attack nothing themselves; and
+    :data:`NOT_ATTACK_CODE`: the validity audits ``audit.py``, which attack nothing themselves; and
     ``robust_mrc/data/text.py``, the word splitting they use):
     cached attacked sets carry it in their fingerprint, so a version of the package that attacks
     differently never reuses sets made by another."""
@@ -90,23 +89,30 @@ def build_attack(
     pool_examples: Sequence | None = None,
     training: bool = False,
     targets: Sequence | None = None,
+    banks: BankMaker | None = None,
 ) -> Attack:
     """The attack of ``spec`` for ``task``, prepared with ``pool_examples`` (see the module doc) and
-    ``targets`` (the examples it will attack, where known: a bank attack makes its bank for them);
-    ``training`` adds the spec's ``train_params``."""
+    ``targets`` (the examples it will attack, where known: a bank attack makes its bank for them,
+    with ``banks``, :class:`~robust_mrc.attacks.base.BankMaker`); ``training`` adds the spec's
+    ``train_params``."""
     spec = AttackSpec.parse(spec)
     params = {**spec.params, **spec.train_params} if training else dict(spec.params)
     try:
         attack = get_attack(spec.name, task, **params)
     except TypeError as err:  # an undeclared parameter
         raise AttackSpecError(str(err)) from None
-    return attack.setup(AttackContext(task, pool_examples, targets))
+    return attack.setup(AttackContext(task, pool_examples, targets, banks))
 
 
 def build_attacks(
-    specs: Iterable | None, task: str, pool_examples: Sequence | None = None, training: bool = False, targets: Sequence | None = None
+    specs: Iterable | None,
+    task: str,
+    pool_examples: Sequence | None = None,
+    training: bool = False,
+    targets: Sequence | None = None,
+    banks: BankMaker | None = None,
 ) -> list[Attack]:
-    return [build_attack(spec, task, pool_examples, training, targets) for spec in specs or []]
+    return [build_attack(spec, task, pool_examples, training, targets, banks) for spec in specs or []]
 
 
 def attack_example(attack: Attack, example, seed: int, epoch: int = 0):

@@ -3,8 +3,8 @@
 The papers validated their adversarial sets with human judges (Si et al. 2021 (AdvRACE), section
 4.1; Jia & Liang 2017, step 4). An audit repeats that for any attack, seed and data:
 
-    python -m robust_mrc.attacks audit attack=addsent data=race_middle_validation.jsonl n=50 seed=7 out=audit/
-    python -m robust_mrc.attacks audit score sheet=audit/sheet.csv        # after the judge filled it
+    robust-mrc attacks audit attack=addsent data=race_middle_validation.jsonl n=50 seed=7 out=audit/
+    robust-mrc attacks audit score sheet=audit/sheet.csv        # after the judge filled it
 
 :func:`draw_sample` draws the rows, :func:`write_audit` writes them, :func:`score_sheet` reads a
 filled sheet back and :func:`score_markdown` renders its table. The rubric the questions follow is
@@ -954,7 +954,7 @@ def write_audit(sample: Sample, out: str | Path, meta: dict | None = None) -> di
         "controls": key["controls"],
         "examples_drawn": sample.drawn,
         "skipped": dict(sample.skipped),
-        "score_with": f"python -m robust_mrc.attacks audit score sheet={out / SHEET}",
+        "score_with": f"robust-mrc attacks audit score sheet={out / SHEET}",
     }
     if key["attacked"] < sample.asked or key["controls"] < sample.controls_asked:
         summary["short"] = (
@@ -992,7 +992,7 @@ def _read_key(path: Path) -> dict:
         raise AuditError(f"{path}: not an audit key ({type(err).__name__}: {err})") from None
     needed = ("task", "mode", "rows", "columns", "digested", "attack")
     if not isinstance(key, dict) or any(k not in key for k in needed) or (key["task"], key["mode"]) not in QUESTIONS:
-        raise AuditError(f"{path}: not an audit key written by `python -m robust_mrc.attacks audit` (it needs {', '.join(needed)})")
+        raise AuditError(f"{path}: not an audit key written by `robust-mrc attacks audit` (it needs {', '.join(needed)})")
     return key
 
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
 
 from robust_mrc.core.errors import UserError
 from robust_mrc.data.examples import MCExample, SpanExample
@@ -31,6 +32,39 @@ _REGISTRY: dict[tuple[str, str], type[Attack]] = {}
 
 class AttackUnavailable(UserError, RuntimeError):
     """An attack that cannot run as configured (e.g. no paraphraser); the message says what to do."""
+
+
+class MadeBank(Protocol):
+    """A distractor bank a :class:`BankMaker` gave: ``{id: distractors}`` and the file it is kept in."""
+
+    bank: Mapping[str, Sequence[str]]
+    path: Path
+
+
+class BankMaker(Protocol):
+    """What makes the distractor banks of ``bank: auto`` (DE, DG), handed to the attacks in the
+    :class:`AttackContext` by the commands and jobs that build them (as a model-in-the-loop search
+    gets a scorer): :class:`robust_mrc.banks.auto.DistractorBanks` trains and reads the models and
+    caches what they made. An attack asks; it never trains or loads a model itself."""
+
+    def de_bank(
+        self,
+        train_examples: Sequence,
+        targets: Sequence,
+        *,
+        extractor: str,
+        epochs: int,
+        max_length: int,
+        batch_size: int,
+        top: int,
+        label: str,
+    ) -> MadeBank:
+        """The DE bank of ``targets``: spans of an ``extractor`` (a model config name) trained on ``train_examples``."""
+        ...
+
+    def dg_bank(self, generator: str | Path, targets: Sequence, *, beams: int, batch_size: int, label: str) -> MadeBank:
+        """The DG bank of ``targets``: what the generator checkpoint ``generator`` makes with ``beams`` beams."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -44,11 +78,14 @@ class AttackContext:
     base examples of a suite's set, the training set of a policy, the validation and test sets,
     the input file): an attack that prepares per-example resources (a distractor bank) makes them
     for these; None when unknown.
+    ``banks``: what makes the banks of ``bank: auto`` (:class:`BankMaker`); None: such an attack
+    runs its model-free stand-in, and says so.
     """
 
     task: str
     pool_examples: Sequence | None = None
     targets: Sequence | None = None
+    banks: BankMaker | None = None
 
 
 class Attack:

@@ -1,6 +1,6 @@
 """Fidelity statistics: what an attack does to a data set, beside the figures its paper publishes.
 
-    python -m robust_mrc.attacks stats attack=addsent data=race_middle_validation.jsonl limit=150
+    robust-mrc attacks stats attack=addsent data=race_middle_validation.jsonl limit=150
 
 :func:`fidelity_stats` runs an attack over examples (the same copies ``apply`` writes: one
 ``example_rng(seed, epoch, id, attack)`` each) and measures the statistics the paper states for
@@ -21,17 +21,19 @@ it, each beside the paper's figure (:data:`PAPER_FIGURES`):
   and that were chosen from candidates none of which passed (``addsent_span_stats``);
 * every attack: the share of examples changed and of words altered (``attack_stats``).
 
-``python -m robust_mrc.attacks stats ... sample=500`` measures a random sample of the data
+``robust-mrc attacks stats ... sample=500`` measures a random sample of the data
 (``random.Random(sample_seed).sample``) instead of its first ``limit`` examples.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 from collections.abc import Sequence
 
 from robust_mrc.attacks.apply import attack_example
 from robust_mrc.attacks.base import Attack, example_rng
+from robust_mrc.data.examples import MCExample
 from robust_mrc.data.text import TOKEN_RE, WORD_RE, jaccard, normalize
 from robust_mrc.papers import cite
 
@@ -177,10 +179,60 @@ def de_stats(attacked_pairs: Sequence) -> dict:
     }
 
 
+def _fields(ex) -> dict[str, str]:
+    if isinstance(ex, MCExample):
+        return {"passage": ex.passage, "question": ex.question, "options": " ".join(ex.options)}
+    return {"passage": ex.context, "question": ex.question}
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def attack_stats(originals, attacked, failed: int, seconds: float | None = None) -> dict:
+    """Share of examples changed, share of words altered, length change, number not attackable."""
+    n = len(originals)
+    changed = altered = total = added = 0
+    lens_before: dict[str, float] = {}
+    lens_after: dict[str, float] = {}
+    for o, a in zip(originals, attacked):
+        fo, fa = _fields(o), _fields(a)
+        if fo != fa or (isinstance(o, MCExample) and o.label != a.label):
+            changed += 1
+        for key in fo:
+            wo, wa = _words(fo[key]), _words(fa[key])
+            lens_before[key] = lens_before.get(key, 0) + len(wo)
+            lens_after[key] = lens_after.get(key, 0) + len(wa)
+            total += len(wo)
+            if wo == wa:
+                continue
+            sm = difflib.SequenceMatcher(None, wo, wa, autojunk=False)
+            for tag, i1, i2, j1, j2 in sm.get_opcodes():
+                if tag in ("replace", "delete"):
+                    altered += i2 - i1
+                if tag in ("replace", "insert"):
+                    added += max(0, (j2 - j1) - (i2 - i1))
+    mean = lambda d: {k: round(v / max(n, 1), 2) for k, v in d.items()}  # noqa: E731
+    stats = {
+        "examples": n,
+        "changed": changed,
+        "share_changed": round(changed / max(n, 1), 4),
+        "not_attackable": failed,
+        "share_words_altered": round(altered / max(total, 1), 4),
+        "words_added_per_example": round(added / max(n, 1), 2),
+        "mean_words_before": mean(lens_before),
+        "mean_words_after": mean(lens_after),
+        "length_change": {k: round((lens_after[k] - lens_before[k]) / max(n, 1), 2) for k in lens_before},
+        "word_unit": "white-space separated tokens",
+    }
+    if seconds is not None:
+        stats["seconds"] = round(seconds, 2)
+        stats["examples_per_second"] = round(n / max(seconds, 1e-9), 1)
+    return stats
+
+
 def fidelity_stats(attack: Attack, examples: Sequence, seed: int = 0, epoch: int = 0) -> dict:
     """The statistics of ``attack`` on ``examples`` with the paper's figures beside them."""
-    from robust_mrc.attacks.__main__ import attack_stats
-
     addsent = attack.task == "mc" and attack.name == "addsent"
     span_addsent = attack.task == "span" and attack.name in SPAN_ADDSENT
     if addsent or span_addsent:  # the attacked copies and what made them, from one run (the copies attack_example makes)

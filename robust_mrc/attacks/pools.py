@@ -172,8 +172,7 @@ def load_bank(bank) -> dict[str, tuple[str, ...]] | None:
     path = Path(bank)
     if not path.is_file():
         raise BankFileError(
-            f"distractor bank {path} does not exist (bank= takes a file of python -m robust_mrc.banks.de or "
-            "robust_mrc.banks.dg, auto or none)"
+            f"distractor bank {path} does not exist (bank= takes a file of robust-mrc banks de or robust-mrc banks dg, auto or none)"
         )
     key, stat = str(path.resolve()), path.stat()
     signature = (stat.st_size, stat.st_mtime_ns)  # a file changed since it was read is read again

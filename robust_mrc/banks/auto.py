@@ -1,15 +1,17 @@
 """Distractor banks made on demand and cached on disk: what ``distractor_extraction bank=auto`` and
-``distractor_generation bank=auto generator=PATH`` read.
+``distractor_generation bank=auto generator=PATH`` read, through the bank maker
+:class:`DistractorBanks` that the commands and jobs hand to the attacks (an attack never builds one).
 
 **DE** (Si et al. 2021 (AdvRACE), section 3.1): :func:`de_bank` trains the project's span extractor
 on the training examples and reads the target examples with it, through
-:func:`robust_mrc.banks.de.build_de_bank`, the path of ``python -m robust_mrc.banks.de``. The build
-runs in a child process (``python -m robust_mrc.banks.auto REQUEST``): the extractor's training
-has its own Lightning trainer, Hydra composition, seeds, environment and threads, none of which may
-leak into the training or evaluation that prepares the attack (nor a DDP or SLURM environment
-into the extractor's trainer). Its output goes to a log file; training and reading progress lines
-are relayed to this process's log. Cached under ``<cache>/banks/de/``, where ``<cache>`` is
-:func:`robust_mrc.attacks.resources.cache_dir` (``$ROBUST_MRC_CACHE``, else ``~/.cache/robust_mrc``):
+:func:`robust_mrc.banks.de.build_de_bank`, the path of ``robust-mrc banks de``. The build runs in a
+child process (``python -m <worker> REQUEST``, :mod:`robust_mrc.jobs.extractor`): the extractor's
+training has its own Lightning trainer, Hydra composition, seeds, environment and threads, none of
+which may leak into the training or evaluation that prepares the attack (nor a DDP or SLURM
+environment into the extractor's trainer). Its output goes to a log file; training and reading
+progress lines are relayed to this process's log. Cached under ``<cache>/banks/de/``, where
+``<cache>`` is :func:`robust_mrc.core.files.cache_root` (``$ROBUST_MRC_CACHE``, else
+``~/.cache/robust_mrc``):
 
 * ``extractor-<key>/``: the extractor's span data, its run (``train/checkpoints/best.ckpt``) and
   ``extractor.json`` once trained. Key: a digest of the training examples, the extractor settings
@@ -18,8 +20,8 @@ are relayed to this process's log. Cached under ``<cache>/banks/de/``, where ``<
   key, a digest of the target examples, ``top`` and the bank code (``de.py``, the DE filter).
 
 **DG** (section 3.2): :func:`dg_bank` runs a trained generator checkpoint over the targets
-(:func:`robust_mrc.banks.dg.build_dg_bank`, the beam search and selection of ``python -m
-robust_mrc.banks.dg``) in this process (no training: generation draws no random numbers, and the
+(:func:`robust_mrc.banks.dg.build_dg_bank`, the beam search and selection of ``robust-mrc
+banks dg``) in this process (no training: generation draws no random numbers, and the
 global random state is restored after loading). Cached as ``<cache>/banks/dg/<key>.jsonl``; key:
 a digest of the checkpoint file, the targets, the beams and the DG code. No generator is ever
 trained here (the DG bank command trains one).
@@ -45,9 +47,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from robust_mrc.attacks.resources.cache import locked
 from robust_mrc.banks import BankError
 from robust_mrc.banks.de import DESettings
+from robust_mrc.core.files import waiting_lock
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +136,7 @@ def _read_or_build(out: Path, lock: Path, build: Callable[[], None], kind: str, 
     built again."""
     cached = _read_cached(out, label)
     if cached is None:
-        with locked(lock):
+        with waiting_lock(lock):
             cached = _read_cached(out, label, warn=False)  # else another process built it while this one waited
             if cached is None:
                 build()
@@ -159,22 +161,24 @@ def de_keys(train_examples: Sequence, targets: Sequence, settings: DESettings) -
     return train_key, bank_key
 
 
-def de_bank(train_examples: Sequence, targets: Sequence, settings: DESettings, label: str = "distractor_extraction") -> CachedBank:
+def de_bank(
+    train_examples: Sequence, targets: Sequence, settings: DESettings, worker: str, label: str = "distractor_extraction"
+) -> CachedBank:
     """The DE bank of ``targets`` by an extractor trained on ``train_examples`` with ``settings``:
-    read from the cache, else built (once, under a lock) and cached. ``label`` names the caller in
-    the log lines."""
+    read from the cache, else built (once, under a lock) in a child process ``python -m <worker>``
+    and cached. ``label`` names the caller in the log lines."""
     targets = unique_targets(targets)
     train_key, bank_key = de_keys(train_examples, targets, settings)
     root = banks_dir("de")
     out = root / f"{bank_key}.jsonl"
 
     def build() -> None:
-        _build_de(list(train_examples), targets, settings, root / f"extractor-{train_key}", out, label)
+        _build_de(list(train_examples), targets, settings, root / f"extractor-{train_key}", out, worker, label)
 
     return _read_or_build(out, root / f"extractor-{train_key}.lock", build, "DE", label)
 
 
-def _build_de(train: list, targets: list, settings: DESettings, extractor_dir: Path, out: Path, label: str) -> None:
+def _build_de(train: list, targets: list, settings: DESettings, extractor_dir: Path, out: Path, worker: str, label: str) -> None:
     """Run the DE build in a child process (see the module doc); raise :class:`BankError` if it fails."""
     import torch
 
@@ -214,7 +218,7 @@ def _build_de(train: list, targets: list, settings: DESettings, extractor_dir: P
     )
     log.info("%s: building the DE bank (Si et al. 2021 (AdvRACE)): %s; cached as %s (build log %s)", label, what, out, log_path)
     began = time.perf_counter()
-    rc = _run_child([sys.executable, "-m", "robust_mrc.banks.auto", str(request_dir / "request.json")], log_path, label)
+    rc = _run_child([sys.executable, "-m", worker, str(request_dir / "request.json")], log_path, label)
     if rc != 0 or not out.is_file():
         lines = [line.strip() for line in log_path.read_text(errors="replace").splitlines() if line.strip()] if log_path.is_file() else []
         raise BankError(
@@ -270,59 +274,6 @@ def _run_child(cmd: list[str], log_path: Path, label: str) -> int:
             raise
 
 
-def _child(request_path: str) -> int:
-    """The child process of :func:`_build_de`: build the bank the request describes, write it and its stats."""
-    from robust_mrc.attacks.pools import write_bank
-    from robust_mrc.banks.de import build_de_bank
-    from robust_mrc.banks.stats import bank_stats
-    from robust_mrc.data.writers import atomic_write_json
-    from robust_mrc.evaluation.cache import example_from_dict
-
-    logging.basicConfig(level=logging.INFO, format="[%(name)s] %(message)s", stream=sys.stdout, force=True)
-    req = json.loads(Path(request_path).read_text())
-
-    def read(path):
-        with open(path, encoding="utf-8") as fh:
-            return [example_from_dict(json.loads(line)) for line in fh if line.strip()]
-
-    settings = DESettings(**{**req["settings"], "overrides": tuple(req["settings"]["overrides"])})
-    run_settings = DESettings(settings.overrides + tuple(req["device"]), settings.seed, settings.top, settings.name)
-    train = read(req["train"]) if req.get("train") else None
-    targets = read(req["targets"])
-    out = Path(req["out"])
-
-    def trained(ckpt: str, info: dict) -> None:
-        atomic_write_json(req["record"], {"ckpt": str(ckpt), "settings": req["settings"], "train_examples": len(train or []), **info})
-
-    report: dict = {}
-    bank = build_de_bank(
-        train,
-        targets,
-        run_settings,
-        work_dir=req["work_dir"],
-        ckpt=req.get("ckpt"),
-        journal_path=out.with_name(out.name + ".partial.jsonl"),
-        journal_settings={"bank": out.name},
-        report=report,
-        on_trained=trained,
-    )
-    write_bank(bank, out.with_name(out.name + ".tmp"))
-    sizes = report["nbest_sizes"]
-    stats = {
-        "bank": str(out),
-        "settings": req["settings"],
-        "device": req["device"],
-        "extractor": json.loads(Path(req["record"]).read_text()),
-        "all": bank_stats(bank, targets),
-        "filter": {"mean_nbest": round(sum(sizes) / max(len(sizes), 1), 2), "dropped": dict(sorted(report["dropped"].items()))},
-    }
-    atomic_write_json(out.with_name(out.name + ".stats.json"), stats)
-    os.replace(out.with_name(out.name + ".tmp"), out)  # the bank last: its presence says the build is done
-    report["journal"].finish()
-    print(f"[robust_mrc.banks.auto] DE bank {out}: {len(bank)} questions, {stats['all'].get('covered')} with new distractors", flush=True)
-    return 0
-
-
 # ----------------------------------------------------------------------------- DG
 
 
@@ -357,7 +308,7 @@ def dg_bank(
 
     generator = Path(generator)
     if not generator.is_file():
-        raise BankError(f"{label}: generator={generator}: no such checkpoint file (a task=dg checkpoint: python -m robust_mrc.banks.dg)")
+        raise BankError(f"{label}: generator={generator}: no such checkpoint file (a task=dg checkpoint: robust-mrc banks dg)")
     targets = unique_targets(targets)
     key = fingerprint("dg-bank", file_digest(generator), examples_digest(targets), int(beams), code_digest(DG_CODE))
     root = banks_dir("dg")
@@ -392,7 +343,39 @@ def dg_bank(
     return _read_or_build(out, root / f"{key}.lock", build, "DG", label)
 
 
-if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("python -m robust_mrc.banks.auto REQUEST.json (started by distractor_extraction bank=auto)")
-    sys.exit(_child(sys.argv[1]))
+# ----------------------------------------------------------------------------- the bank maker
+
+
+@dataclass(frozen=True)
+class DistractorBanks:
+    """The bank maker the attacks get in their context (:class:`robust_mrc.attacks.base.BankMaker`):
+    the DE and DG banks of ``bank: auto``, read from the cache or built and cached. ``worker``: the
+    module run as ``python -m <worker> REQUEST`` to build a DE bank in a child process
+    (:mod:`robust_mrc.jobs.extractor`, which trains the extractor as a training job)."""
+
+    worker: str
+
+    def de_bank(
+        self,
+        train_examples: Sequence,
+        targets: Sequence,
+        *,
+        extractor: str,
+        epochs: int,
+        max_length: int,
+        batch_size: int,
+        top: int,
+        label: str,
+    ) -> CachedBank:
+        from robust_mrc.config import CONFIG_DIR
+
+        if not (CONFIG_DIR / "model" / f"{extractor}.yaml").is_file():
+            raise BankError(
+                f"{label}: extractor={extractor!r} is no model config of robust_mrc/conf/model (e.g. minilm, tiny, roberta; "
+                "auto: minilm, tiny on small data)"
+            )
+        settings = DESettings.for_extractor(extractor, epochs, max_length, batch_size, top=top, name="auto")
+        return de_bank(train_examples, targets, settings, self.worker, label=label)
+
+    def dg_bank(self, generator: str | Path, targets: Sequence, *, beams: int, batch_size: int, label: str) -> CachedBank:
+        return dg_bank(generator, targets, beams=beams, batch_size=batch_size, label=label)

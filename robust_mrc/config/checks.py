@@ -60,7 +60,7 @@ def _check_task(c: _Checker, kind: str) -> None:
     if c.value("task.name") == "dg" and kind != "train":
         c.problems.append(
             "task=dg: evaluate.py evaluates readers (task=mc or task=span); a distractor generator "
-            "makes a bank: python -m robust_mrc.banks.dg ckpt=PATH data=... out=bank.jsonl"
+            "makes a bank: robust-mrc banks dg ckpt=PATH data=... out=bank.jsonl"
         )
         return
     name = c.value("task.name")

@@ -1,6 +1,6 @@
 """The settings' definitions (:mod:`robust_mrc.core.settings`) in Hydra and in the checks.
 
-:func:`register` stores each group's definition in Hydra's ConfigStore, where ``conf/`` files take
+:func:`register` stores each group's definition in Hydra's ConfigStore, where ``robust_mrc/conf/`` files take
 it as their base: ``<group>/base/defaults`` (model, data, attack), ``task/base/<task>``, and the
 top-level keys of ``train.py`` / ``evaluate.py`` as ``train_settings`` / ``eval_settings``. The
 nodes are plain (untyped) mappings, so a wrong value reaches :func:`check_settings`

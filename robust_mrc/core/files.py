@@ -1,10 +1,13 @@
-"""Digests of files (what a cache key or a report records of a data file, bank or pool) and the
-exclusive lock of a file that one process at a time may hold (a run directory's)."""
+"""Digests of files (what a cache key or a report records of a data file, bank or pool), the one
+cache root of the project (:func:`cache_root`), and the two locks of a file: one a process holds or
+is refused (:func:`exclusive_lock`, a run directory's), one a process waits for
+(:func:`waiting_lock`, a cached resource several processes may build at once)."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +19,32 @@ def file_digest(path: str | Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def cache_root() -> Path:
+    """Where everything the project caches lives (attacked sets, predictions, banks, resources, the
+    micro-batch probe): ``$ROBUST_MRC_CACHE``, else ``$XDG_CACHE_HOME/robust_mrc``, else
+    ``~/.cache/robust_mrc``. Not created here."""
+    if root := os.environ.get("ROBUST_MRC_CACHE"):
+        return Path(root).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "robust_mrc"
+
+
+@contextlib.contextmanager
+def waiting_lock(path: str | Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (fcntl ``flock``), waited for while another process holds it;
+    no lock where fcntl is missing (the renames that publish a built resource are atomic all the same)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 @contextlib.contextmanager

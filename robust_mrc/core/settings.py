@@ -1,7 +1,7 @@
 """The settings of every config group: one typed definition each, the only home of a setting's
 default, its allowed values and its one-line doc.
 
-``conf/`` YAML files choose values: an option of a group (``conf/model/roberta.yaml``) starts from
+``robust_mrc/conf/`` YAML files choose values: an option of a group (``robust_mrc/conf/model/roberta.yaml``) starts from
 its group's definition here (registered in Hydra's ConfigStore as ``<group>/base/defaults`` by
 :func:`robust_mrc.config.schema.register`) and sets what differs. Validation
 (:func:`robust_mrc.config.checks.check_config`) walks these definitions, so an error names the key
@@ -94,7 +94,7 @@ class EmbeddingAdversarySettings:
 
 @dataclass
 class TrainSettings:
-    """``python train.py``: the keys of ``conf/config.yaml`` besides its groups."""
+    """``python train.py``: the keys of ``robust_mrc/conf/config.yaml`` besides its groups."""
 
     seed: int = setting(42, "the random seed (weights, data order, attacked copies)", "int", lo=0, hi=2**32 - 1)
     output_dir: str | None = setting(
@@ -173,7 +173,7 @@ class MagnetScreenSettings:
 
 @dataclass
 class EvalSettings:
-    """``python evaluate.py``: the keys of ``conf/eval.yaml`` besides its groups."""
+    """``python evaluate.py``: the keys of ``robust_mrc/conf/eval.yaml`` besides its groups."""
 
     ckpt_path: str | None = setting(None, "the checkpoint to evaluate (or model.pretrained=..., or ensemble=[...])", "text")
     model: EvalModelSettings = nested(EvalModelSettings, "a Hugging Face model to evaluate instead of a checkpoint")
@@ -201,7 +201,11 @@ class EvalSettings:
     )
     num_workers: int = setting(0, "DataLoader workers", "int", lo=0)
     progress_every: int = setting(50, "stdout not a terminal: a plain progress line every N batches (0 = none)", "int", lo=0, null=True)
-    cache_dir: str | None = setting("${oc.env:ROBUST_MRC_CACHE,.cache/robust_mrc}", "attacked sets and predictions; null = off", "text")
+    cache_dir: str | None = setting(
+        "${cache_root:}",
+        "attacked sets and predictions (default: the cache root, $ROBUST_MRC_CACHE else ~/.cache/robust_mrc); null = off",
+        "text",
+    )
     wandb: bool = setting(False, "true: log the report table and plots to a W&B run (offline unless WANDB_MODE=online)", "bool")
     wandb_project: str = setting("robust-mrc", "the W&B project of that run", "text")
     diagnostics: list = setting(["confidence", "error_analysis", "pq_remove", "dpr"], "any of these; [] = none")
@@ -254,7 +258,7 @@ class SpanTaskSettings:
     max_answer_length: int = setting(30, "longest answer decoded, in tokens", "int", lo=1)
     metric: str | None = setting(
         "auto",
-        "the scorer (conf/task/span.yaml takes data.metric): auto = squad_v2 when a question is unanswerable, "
+        "the scorer (robust_mrc/conf/task/span.yaml takes data.metric): auto = squad_v2 when a question is unanswerable, "
         "else squad_v1 | squad | squad_v1 | squad_v2 | dureader (docs/metrics.md)",
         "choice",
         choices=("auto", "squad", "squad_v1", "squad_v2", "dureader"),

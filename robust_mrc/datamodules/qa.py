@@ -106,6 +106,7 @@ class QADataModule(pl.LightningDataModule):
         splits: Mapping[str, list] | None = None,
         attack_cfg: Mapping[str, Any] | None = None,
         record_items: bool = False,
+        banks=None,
     ):
         super().__init__()
         self.task_cfg, self.data_cfg = S.complete_task(task_cfg), data_cfg
@@ -119,6 +120,7 @@ class QADataModule(pl.LightningDataModule):
         self.collator = make_collator(task_cfg, tokenizer)
         self.train_collator = make_collator(task_cfg, tokenizer, train=True)
         self.attack_cfg = dict(attack_cfg or {})
+        self.banks = banks  # makes the distractor banks of bank: auto (robust_mrc.attacks.base.BankMaker)
         # debug: training batches carry ``item_digests`` (a fingerprint of each trained example)
         self.record_items = record_items
         self.policy: AttackPolicy | None = None
@@ -133,7 +135,9 @@ class QADataModule(pl.LightningDataModule):
             self.splits = load_splits(self.data_cfg, data_task(task), seed=self.seed)
             log.info("data %s: %s", self.data_cfg.get("name"), {k: len(v) for k, v in self.splits.items()})
         if self.policy is None:
-            self.policy = policy_from_config(self.attack_cfg, task, self.seed, self.splits.get("train"), self._attack_targets())
+            self.policy = policy_from_config(
+                self.attack_cfg, task, self.seed, self.splits.get("train"), self._attack_targets(), banks=self.banks
+            )
             if self.policy.active:
                 log.info(
                     "attack policy %s: %s on rate %.2f (%s)",
@@ -153,7 +157,7 @@ class QADataModule(pl.LightningDataModule):
                 self._warm(self.policy.cue_attacks)
         if not self.eval_sets:
             specs = eval_attack_specs(self.attack_cfg, task)
-            attacks = build_attacks(specs, task, self.splits.get("train"), targets=self._attack_targets())
+            attacks = build_attacks(specs, task, self.splits.get("train"), targets=self._attack_targets(), banks=self.banks)
             warmed = set(self.policy.attack_names) if self.policy and self.policy.active else set()
             self._warm([a for a in attacks if a.name not in warmed])
             for split in ("validation", "test"):

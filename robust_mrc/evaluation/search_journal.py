@@ -1,8 +1,8 @@
 """The journal of a model-in-the-loop search (:func:`robust_mrc.attacks.search.run_search`): each
 lockstep group of searches, as it finishes, one line of a :class:`robust_mrc.core.journal.Journal`, so
 that a search stopped after hours (AddAny over a thousand questions) goes on from its last group.
-Used by evaluation suites (``searches/`` in the evaluation cache) and by ``python -m
-robust_mrc.attacks apply ckpt=...`` (``<out>.partial.jsonl``). A journal that cannot be written
+Used by evaluation suites (``searches/`` in the evaluation cache) and by ``robust-mrc
+attacks apply ckpt=...`` (``<out>.partial.jsonl``). A journal that cannot be written
 is named in a warning and the search goes on without it.
 """
 

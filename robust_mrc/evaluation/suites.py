@@ -1,6 +1,6 @@
 """Suites: the clean test set plus named attacked or external versions of it, cached on disk.
 
-A ``suite`` config (``conf/suite/*.yaml``) lists sets::
+A ``suite`` config (``robust_mrc/conf/suite/*.yaml``) lists sets::
 
     name: advrace
     task: mc
@@ -198,8 +198,10 @@ def build_sets(
     pool_examples: Sequence | None = None,
     strict: bool = True,
     scorer=None,
+    banks=None,
 ) -> dict[str, EvalSet]:
     """``{"clean": ..., name: ...}`` in suite order; attacked sets read from ``cache`` when present.
+    ``banks`` makes the distractor banks of ``bank: auto`` (:class:`~robust_mrc.attacks.base.BankMaker`).
 
     Sets with ``model: true`` are searched against ``scorer`` (a
     :class:`~robust_mrc.attacks.search.Scorer` of the evaluated model; its ``key`` joins the
@@ -235,12 +237,12 @@ def build_sets(
             log.info("set %s: %d examples from the cache (%s)", spec.name, len(cached), key)
             search = cache.load_json("search", key) if spec.model else None
             if provenance is None:  # a set cached without it: build the attack to say what ran
-                provenance = _build_attack(spec, task, pool_examples, base).provenance()
+                provenance = _build_attack(spec, task, pool_examples, base, banks).provenance()
             sets[spec.name] = EvalSet(
                 spec, cached, key, cached=True, fallbacks=_count_unchanged(base, cached), search=search, provenance=provenance
             )
             continue
-        attack = _build_attack(spec, task, pool_examples, base)
+        attack = _build_attack(spec, task, pool_examples, base, banks)
         search = None
         if spec.model:
             if not searches(attack):
@@ -293,7 +295,7 @@ def attacked_set_fingerprint(
     :func:`~robust_mrc.evaluation.cache.examples_digest` of the examples beside the attack (an
     evaluation's: its training split, else the evaluated one); ``resource_env``:
     :func:`robust_mrc.attacks.resources.environment`; ``scorer_key``: the searched model of a
-    ``model: true`` set. ``python -m robust_mrc.attacks apply format=hf`` puts the same on its card."""
+    ``model: true`` set. ``robust-mrc attacks apply format=hf`` puts the same on its card."""
     return fingerprint(
         "attacked",
         examples_digest(base),
@@ -308,10 +310,10 @@ def attacked_set_fingerprint(
     )
 
 
-def _build_attack(spec: SetSpec, task: str, pool_examples: Sequence | None, base: list):
+def _build_attack(spec: SetSpec, task: str, pool_examples: Sequence | None, base: list, banks=None):
     """The attack of ``spec``, prepared to attack ``base``; a bad entry is a :class:`SuiteConfigError`."""
     try:
-        return build_attack({"name": spec.attack, "params": dict(spec.params)}, task, pool_examples, targets=base)
+        return build_attack({"name": spec.attack, "params": dict(spec.params)}, task, pool_examples, targets=base, banks=banks)
     except (AttackSpecError, ValueError) as err:
         raise SuiteConfigError(f"set {spec.name!r}: cannot build attack {spec.attack!r}: {err}") from None
 

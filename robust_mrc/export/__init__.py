@@ -1,6 +1,6 @@
 """A robust-mrc checkpoint as a standard Hugging Face model directory with a model card.
 
-    python -m robust_mrc.export ckpt=RUN/checkpoints/best.ckpt out=DIR [report=EVAL_DIR/report.json]
+    robust-mrc export ckpt=RUN/checkpoints/best.ckpt out=DIR [report=EVAL_DIR/report.json]
 
 :func:`export_checkpoint` writes ``DIR``: the weights (safetensors), ``config.json``, the tokenizer
 (its ``model_max_length`` the task's), ``robust_mrc.json`` (the preprocessing settings and the

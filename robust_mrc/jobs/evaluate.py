@@ -24,6 +24,7 @@ from typing import Any
 import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
+from robust_mrc.attacks.base import BankMaker
 from robust_mrc.config.checks import check_config
 from robust_mrc.core.errors import UserError
 from robust_mrc.data.sources import load_splits
@@ -35,6 +36,7 @@ from robust_mrc.evaluation.diagnose import run_diagnostics
 from robust_mrc.evaluation.ensemble import combine_records, ensemble_method
 from robust_mrc.evaluation.predict import Predictor
 from robust_mrc.evaluation.suites import CLEAN, EvalSet, build_sets, suite_specs
+from robust_mrc.jobs.extractor import distractor_banks
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import CheckpointError, read_checkpoint, require_file
 from robust_mrc.models.pretrained import exported_settings, head_task, is_checkpoint, load_model
@@ -50,8 +52,10 @@ log = logging.getLogger(__name__)
 __all__ = ["CheckpointError", "evaluate", "model_names"]
 
 
-def evaluate(cfg: DictConfig) -> dict[str, Any]:
-    """Evaluate the checkpoint(s) on ``cfg.data``'s ``cfg.split`` under ``cfg.suite``; write the report."""
+def evaluate(cfg: DictConfig, banks: BankMaker | None = None) -> dict[str, Any]:
+    """Evaluate the checkpoint(s) on ``cfg.data``'s ``cfg.split`` under ``cfg.suite``; write the report.
+    ``banks`` makes the distractor banks of ``bank: auto`` (default:
+    :func:`robust_mrc.jobs.extractor.distractor_banks`)."""
     check_config(cfg, "eval")
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
@@ -64,6 +68,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
         from robust_mrc.trainer.wandb import require_credentials
 
         require_credentials()
+    banks = banks if banks is not None else distractor_banks()
     splits, split = load_split(cfg, task)
     task_cfg = resolve_span_task(OmegaConf.to_container(cfg.task, resolve=True), splits)
     modules = load_models(cfg, paths, task_cfg)
@@ -79,6 +84,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
         cache=cache,
         pool_examples=pool,
         strict=bool(cfg.data.strict),
+        banks=banks,
     )
 
     names = model_names(paths)
@@ -100,6 +106,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
                 cache=cache,
                 pool_examples=pool,
                 scorer=predictor.scorer(int(cfg.eval_batch_size)),
+                banks=banks,
             )
             own.pop(CLEAN)
             model_sets[name] = own

@@ -10,11 +10,13 @@ from typing import Any
 import pytorch_lightning as pl
 from omegaconf import DictConfig, OmegaConf
 
+from robust_mrc.attacks.base import BankMaker
 from robust_mrc.config.checks import ConfigError, check_config, check_lengths
 from robust_mrc.core import settings as S
 from robust_mrc.data.writers import atomic_write_json, check_writable
 from robust_mrc.datamodules.qa import QADataModule
 from robust_mrc.datamodules.span import resolve_span_task
+from robust_mrc.jobs.extractor import distractor_banks
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import check_weights_fit, resume_shapes
@@ -30,7 +32,7 @@ from robust_mrc.trainer.slurm import hpc_checkpoints
 log = logging.getLogger(__name__)
 
 
-def build_datamodule(cfg: DictConfig, tokenizer) -> QADataModule:
+def build_datamodule(cfg: DictConfig, tokenizer, banks=None) -> QADataModule:
     return QADataModule(
         cfg.task,
         cfg.data,
@@ -42,6 +44,7 @@ def build_datamodule(cfg: DictConfig, tokenizer) -> QADataModule:
         seed=int(cfg.seed),
         attack_cfg=OmegaConf.to_container(cfg.attack, resolve=True) if cfg.attack is not None else None,
         record_items=bool(cfg.record_train_items),
+        banks=banks,
     )
 
 
@@ -122,17 +125,18 @@ def _floats(metrics: dict) -> dict[str, float]:
     return {k: float(v) for k, v in sorted(metrics.items())}
 
 
-def train(cfg: DictConfig) -> dict[str, Any]:
-    """Fit a reader as configured; return (and write to ``metrics.json``) its metrics."""
+def train(cfg: DictConfig, banks: BankMaker | None = None) -> dict[str, Any]:
+    """Fit a reader as configured; return (and write to ``metrics.json``) its metrics. ``banks`` makes
+    the distractor banks of ``bank: auto`` (default: :func:`robust_mrc.jobs.extractor.distractor_banks`)."""
     check_config(cfg, "train")
     tracking.require_logger_credentials(cfg)  # W&B online without a key: before any work
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
     with hold_run_dir(out):  # one training at a time in a run directory
-        return _train_in(cfg, out)
+        return _train_in(cfg, out, banks if banks is not None else distractor_banks())
 
 
-def _train_in(cfg: DictConfig, out: Path) -> dict[str, Any]:
+def _train_in(cfg: DictConfig, out: Path, banks: BankMaker) -> dict[str, Any]:
     """:func:`train` in its run directory ``out``, held."""
     if is_global_zero():
         save_config(cfg, out / "config.yaml")
@@ -143,7 +147,7 @@ def _train_in(cfg: DictConfig, out: Path) -> dict[str, Any]:
     saved_shapes = resume_shapes(resume, task) if resume else None  # not a checkpoint, or of the other task
     check_writable(ckpt_dir / "last.ckpt")  # a read-only checkpoints directory, before the first epoch
     tokenizer = load_tokenizer(cfg.model)
-    datamodule = build_datamodule(cfg, tokenizer)
+    datamodule = build_datamodule(cfg, tokenizer, banks)
     datamodule.setup("fit")
     check_lengths(cfg.task, tokenizer, datamodule.splits)
     # span: task.no_answer / task.metric "auto" decided from the data (SQuAD v2.0: unanswerable questions)

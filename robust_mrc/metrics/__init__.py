@@ -11,7 +11,7 @@
 * :func:`question_exact_match` -- whether one answer is right under a metric (the diagnostics'
   "correct"); :func:`answer_key` -- the normalization that metric's EM compares.
 * :mod:`robust_mrc.metrics.adversarial` -- Jia & Liang's grouped scores of adversarial sets.
-* ``python -m robust_mrc.metrics DATA_FILE PREDICTIONS_JSON`` -- the official scripts' command.
+* ``robust-mrc metrics DATA_FILE PREDICTIONS_JSON`` -- the official scripts' command.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
   (:class:`~robust_mrc.models.backbone.MissingHeadError`); a model whose config names the other
   task's head says which ``task=`` to use.
 * Tokenizer and maximum length come from the directory: the task's ``max_length`` is capped at the
-  tokenizer's ``model_max_length``. A directory written by ``python -m robust_mrc.export`` also holds
+  tokenizer's ``model_max_length``. A directory written by ``robust-mrc export`` also holds
   :data:`EXPORT_SETTINGS`: the preprocessing it was trained with (the same allow-list of task
   settings a checkpoint may carry) and its no-answer threshold, so it predicts exactly as its
   checkpoint did.
@@ -29,7 +29,7 @@ from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import hub_access, load_tokenizer, resolve_pretrained, revision_of, unavailable_error
 from robust_mrc.models.checkpoints import TASK_KEYS, CheckpointError, load_checkpoint
 
-#: what ``python -m robust_mrc.export`` writes beside the weights: task settings, no-answer threshold
+#: what ``robust-mrc export`` writes beside the weights: task settings, no-answer threshold
 EXPORT_SETTINGS = "robust_mrc.json"
 
 #: architecture-name endings of each task's head (``config.architectures``)

@@ -13,8 +13,8 @@ no test metrics); ``--ci`` adds the 95 % bootstrap interval an evaluation report
 ``--against ROW`` adds a table of each row minus that one, per set, with a paired bootstrap
 interval over the questions both were evaluated on (from the evaluations' prediction records).
 
-    python -m robust_mrc.reports.compare outputs/clean outputs/addsent outputs/mix --out table6.md
-    python -m robust_mrc.reports.compare outputs/eval/clean outputs/eval/mix --ci --against "none s1"
+    robust-mrc compare outputs/clean outputs/addsent outputs/mix --out table6.md
+    robust-mrc compare outputs/eval/clean outputs/eval/mix --ci --against "none s1"
 
 One table holds one task: runs of multiple choice and span QA (different metrics) are refused
 together. A mistake (a directory that is no run, a damaged ``report.json`` / ``metrics.json`` /
@@ -24,15 +24,13 @@ together. A mistake (a directory that is no run, a damaged ``report.json`` / ``m
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from robust_mrc.core.errors import UserError, run_with_one_line_errors
+from robust_mrc.core.errors import UserError
 from robust_mrc.core.json_input import read_json_file
 from robust_mrc.data.writers import atomic_write_bytes, check_writable
 from robust_mrc.reports.robustness import what_ran
@@ -340,36 +338,6 @@ def _seed_rows(rows: list[dict], columns: list[str], metric: str) -> list[dict]:
     return extra
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("runs", nargs="+", help="run directories of train.py or evaluate.py")
-    p.add_argument("--ci", action="store_true", help="add the 95%% bootstrap intervals of evaluation reports")
-    p.add_argument("--metric", default=None, help="acc (mc, default) | f1 (span, default) | em")
-    p.add_argument("--stage", default=None, choices=["val", "test"])
-    p.add_argument("--out", default=None, help="also write the table here (Markdown)")
-    p.add_argument("--no-seed-means", action="store_true", help="no mean / range rows for policies run with several seeds")
-    p.add_argument(
-        "--against",
-        default=None,
-        metavar="ROW",
-        help='also a table of each row minus this one ("none s42"), paired 95%% bootstrap intervals',
-    )
-    p.add_argument(
-        "--by-clean",
-        action="store_true",
-        help="also each attacked set's score over the questions a model answered right on clean and over those it answered wrong",
-    )
-    p.add_argument("--debug", action="store_true", help="show the traceback of a mistake in the runs")
-    return p
-
-
-def main(argv: list[str] | None = None) -> str:
-    """The comparison table of the command line ``argv`` (printed, and written to ``--out``); a
-    mistake: ``Error: ...`` (one line) and exit status 1."""
-    args = _parser().parse_args(argv)
-    return run_with_one_line_errors(compare, args, debug=args.debug)
-
-
 def _one_task(tasks: dict[str, list[str]]) -> str:
     """The task of every run; a :class:`CompareError` naming the runs of each task when they differ."""
     if len(tasks) > 1:
@@ -381,44 +349,57 @@ def _one_task(tasks: dict[str, list[str]]) -> str:
     return next(iter(tasks))
 
 
-def compare(args: argparse.Namespace) -> str:
-    """The table of the parsed command line ``args`` (see :func:`main`)."""
-    if args.out:
-        check_writable(args.out)
+def compare(
+    runs: list[str],
+    *,
+    ci: bool = False,
+    metric: str | None = None,
+    stage: str | None = None,
+    out: str | None = None,
+    seed_means: bool = True,
+    against: str | None = None,
+    by_clean: bool = False,
+) -> str:
+    """The comparison table of the run or evaluation directories ``runs`` (the module doc), printed
+    and written to ``out``: ``ci`` adds the intervals, ``metric`` / ``stage`` choose the numbers,
+    ``seed_means`` the mean and range rows, ``against`` a table of paired differences to that row,
+    ``by_clean`` each attacked set over the questions right and wrong on clean."""
+    if out:
+        check_writable(out)
     loaded = []
     ran: dict[str, set[str]] = {}  # set -> what made it, over the evaluation reports
     tasks: dict[str, list[str]] = {}  # task -> the directories of its runs
-    for r in args.runs:
+    for r in runs:
         report = read_report(r) if (Path(r) / "report.json").is_file() else None
-        rows = load_evaluation(r, args.ci, report) if report is not None else [load_run(r)]
+        rows = load_evaluation(r, ci, report) if report is not None else [load_run(r)]
         loaded += rows
         for task in dict.fromkeys(task for _, task, _, _ in rows):
             tasks.setdefault(task, []).append(str(r))
         for row in what_ran(report) if report is not None else []:
             ran.setdefault(row["set"], set()).add(f"{row['attack']} ({row['method']}, {row['paper']}; {row['resources']})")
     if not loaded:
-        raise CompareError(f"{', '.join(args.runs)}: no evaluated model in the report(s): nothing to compare")
+        raise CompareError(f"{', '.join(runs)}: no evaluated model in the report(s): nothing to compare")
     task = _one_task(tasks)
-    metric = args.metric or ("f1" if task == "span" else "acc")
+    metric = metric or ("f1" if task == "span" else "acc")
     loaded = merge_evaluations(loaded)
     names = distinct_names([n for n, *_ in loaded], [label for *_, label in loaded])
     named = [(n, m) for n, (_, _, m, _) in zip(names, loaded)]
-    table = format_table(comparison_rows(named, metric, args.stage, not args.no_seed_means))
-    probes = probe_columns(named, args.stage, metric)
+    table = format_table(comparison_rows(named, metric, stage, seed_means))
+    probes = probe_columns(named, stage, metric)
     if probes:
         table += (
             f"\nCue probes ({', '.join(sorted(probes))}): an attack's surface mark on the correct answer, not in the attack avg; "
             "a reader holds or gains against clean, a model that learnt the mark falls.\n"
         )
-    if args.against:
-        table += f"\n\nDifference against {args.against} (paired 95 % bootstrap interval over the questions both have):\n\n"
-        table += format_table(paired_differences(named, args.against, metric, args.stage))
-    if args.by_clean:
+    if against:
+        table += f"\n\nDifference against {against} (paired 95 % bootstrap interval over the questions both have):\n\n"
+        table += format_table(paired_differences(named, against, metric, stage))
+    if by_clean:
         table += (
             "\n\nScore on each attacked set over the questions answered right on clean / wrong on clean (question counts in brackets); "
             "right-on-clean: what a model read and kept under attack; wrong-on-clean: what the attack's mark gave away:\n\n"
         )
-        split = by_clean_answer(named, metric, args.stage)
+        split = by_clean_answer(named, metric, stage)
         table += format_table(split) if any(len(r) > 1 for r in split) else "(no per-question records: give evaluate.py directories)\n"
     if ran:
         table += "\n\nWhat ran (attack, paper method or stand-in, paper; resources):\n\n"
@@ -427,10 +408,6 @@ def compare(args: argparse.Namespace) -> str:
         ]
         table += "\n".join(lines)
     print(table)
-    if args.out:
-        atomic_write_bytes(Path(args.out), table.encode())
+    if out:
+        atomic_write_bytes(Path(out), table.encode())
     return table
-
-
-if __name__ == "__main__":
-    sys.exit(0 if main() else 1)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,8 +80,9 @@ def plan_batches(batch_size: int, micro: Any, processes: int, fits: Callable[[in
 
 # --------------------------------------------------------------------------- the GPU probe
 def _cache_path(key: str) -> Path | None:
-    root = os.environ.get("ROBUST_MRC_CACHE") or ".cache/robust_mrc"
-    return Path(root) / "micro_batch" / f"{key}.json"
+    from robust_mrc.core.files import cache_root
+
+    return cache_root() / "micro_batch" / f"{key}.json"
 
 
 def probe_micro_batch(module, task_cfg: Mapping[str, Any], per_process: int, precision: str, max_options: int = 4) -> Callable[[int], bool]:

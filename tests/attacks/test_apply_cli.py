@@ -1,4 +1,4 @@
-"""`python -m robust_mrc.attacks list|apply`: attacked file in the input's format, plus stats."""
+"""`robust-mrc attacks list|apply`: attacked file in the input's format, plus stats."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import sys
 import pytest
 from attack_samples import mc_examples, span_examples
 
-from robust_mrc.attacks.__main__ import apply, attack_stats, main
+from robust_mrc.attacks.fidelity import attack_stats
+from robust_mrc.cli.attacks import apply, main
 from robust_mrc.data.examples import MCExample
 
 
@@ -102,13 +103,13 @@ def test_cli_errors():
     with pytest.raises(SystemExit, match="precision=16: expected one of 32, bf16"):  # before any work
         main(["apply", "attack=addany", "data=x.json", "out=y.json", "ckpt=none.ckpt", "precision=16"])
     res = subprocess.run(
-        [sys.executable, "-m", "robust_mrc.attacks", "apply", "attack=nope", "data=x", "out=y"], capture_output=True, text=True
+        [sys.executable, "-m", "robust_mrc.cli", "attacks", "apply", "attack=nope", "data=x", "out=y"], capture_output=True, text=True
     )
     assert res.returncode != 0
 
 
 def test_every_verb_has_help_and_apply_help_lists_an_attacks_parameters(capsys):
-    from robust_mrc.attacks.__main__ import main
+    from robust_mrc.cli.attacks import main
 
     assert main(["list", "--help"]) == 0
     assert "list [task=mc|span]" in capsys.readouterr().out
@@ -167,7 +168,7 @@ def test_apply_with_a_checkpoint_resumes_an_interrupted_search(tmp_path, monkeyp
 
 
 def test_apply_and_stats_say_in_one_line_what_is_wrong(tmp_path):
-    from robust_mrc.attacks.__main__ import apply, stats
+    from robust_mrc.cli.attacks import apply, stats
 
     src = tmp_path / "in.jsonl"
     _write_race_jsonl(src, mc_examples())

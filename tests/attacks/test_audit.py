@@ -1,4 +1,4 @@
-"""`python -m robust_mrc.attacks audit`: a blinded judging sheet with controls, and the table of a filled one."""
+"""`robust-mrc attacks audit`: a blinded judging sheet with controls, and the table of a filled one."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-import robust_mrc.attacks.__main__ as cli
+import robust_mrc.cli.attacks as cli
 from robust_mrc.attacks.audit import (
     CONTROL_REJECT_LIMIT,
     AuditError,

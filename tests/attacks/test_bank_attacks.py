@@ -12,6 +12,7 @@ from robust_mrc.attacks import example_rng, get_attack
 from robust_mrc.attacks.apply import build_attack
 from robust_mrc.banks import BankError
 from robust_mrc.data.synthetic import synthetic_splits
+from robust_mrc.jobs.extractor import distractor_banks
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,18 @@ def test_dg_with_a_missing_generator_says_so(splits, tmp_path):
             "mc",
             splits["train"],
             targets=splits["test"],
+            banks=distractor_banks(),
         )
+
+
+def test_auto_without_a_bank_maker_runs_the_stand_ins(splits, caplog, tmp_path):
+    """An attack trains and loads no model itself: ``bank: auto`` built without a bank maker in its
+    context (a library caller's ``build_attack`` without ``banks=``) runs the stand-in, and says so."""
+    de = build_attack("distractor_extraction", "mc", splits["train"], targets=splits["test"])
+    check_stand_in(de, "de_lexical", caplog, "no bank maker in the context")
+    spec = {"name": "distractor_generation", "params": {"generator": str(tmp_path / "g.ckpt")}}
+    dg = build_attack(spec, "mc", splits["train"], targets=splits["test"])
+    check_stand_in(dg, "dg_retrieval", caplog, "no bank maker in the context")
 
 
 def test_a_bank_file_is_the_papers_method_and_named_in_the_resources(splits, tmp_path):
@@ -112,11 +124,15 @@ def test_a_bank_file_is_the_papers_method_and_named_in_the_resources(splits, tmp
 
 
 @pytest.mark.parametrize(
-    "params, message",
-    [({"extractor": "nope"}, "extractor='nope' is no conf/model option"), ({"epochs": 0}, "epochs=0: expected a whole number")],
+    "params, error, message",
+    [
+        ({"extractor": "nope"}, BankError, "extractor='nope' is no model config of robust_mrc/conf/model"),
+        ({"epochs": 0}, "unavailable", "epochs=0: expected a whole number"),
+    ],
 )
-def test_bad_extractor_settings_are_named_before_any_work(splits, params, message):
+def test_bad_extractor_settings_are_named_before_any_work(splits, params, error, message):
     from robust_mrc.attacks import AttackUnavailable
 
-    with pytest.raises(AttackUnavailable, match=message):
-        build_attack({"name": "distractor_extraction", "params": params}, "mc", splits["train"], targets=splits["test"])
+    with pytest.raises(AttackUnavailable if error == "unavailable" else error, match=message):
+        spec = {"name": "distractor_extraction", "params": params}
+        build_attack(spec, "mc", splits["train"], targets=splits["test"], banks=distractor_banks())

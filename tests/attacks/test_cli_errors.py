@@ -1,4 +1,4 @@
-"""`python -m robust_mrc.attacks apply|stats`: a mistake in a key, the data or the output is one line
+"""`robust-mrc attacks apply|stats`: a mistake in a key, the data or the output is one line
 (``Error: ...``, exit status 1), found before any attack runs, with nothing written."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import tempfile
 import pytest
 from attack_samples import mc_examples, span_examples
 
-import robust_mrc.attacks.__main__ as cli
+import robust_mrc.cli.attacks as cli
 from robust_mrc.data.writers import write_examples
 
 
@@ -21,7 +21,7 @@ def race(tmp_path):
 
 
 def _one_line_error(capsys, argv: list[str]) -> str:
-    """The message of ``python -m robust_mrc.attacks ARGV``, which must fail in one line."""
+    """The message of ``robust-mrc attacks ARGV``, which must fail in one line."""
     with pytest.raises(SystemExit) as done:
         cli.main(argv)
     err = capsys.readouterr().err.strip()

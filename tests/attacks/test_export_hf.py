@@ -1,4 +1,4 @@
-"""`python -m robust_mrc.attacks apply ... format=hf`: an attacked set as a Hugging Face dataset with
+"""`robust-mrc attacks apply ... format=hf`: an attacked set as a Hugging Face dataset with
 its card, the same examples and fingerprint as an evaluation's set of the same attack and seed, and
 evaluated back through `data=hf_local` to the same accuracy."""
 
@@ -11,12 +11,12 @@ import pytest
 import yaml
 from attack_samples import mc_examples, span_examples
 
-from robust_mrc.attacks.__main__ import apply
-from robust_mrc.data.hf_export import parquet_name
+from robust_mrc.cli.attacks import apply
 from robust_mrc.data.readers import load_examples
 from robust_mrc.data.writers import write_examples
 from robust_mrc.evaluation.cache import DiskCache
 from robust_mrc.evaluation.suites import SetSpec, build_sets
+from robust_mrc.export.hf_dataset import parquet_name
 
 
 def _front_matter(card: str) -> dict:
@@ -84,7 +84,7 @@ def test_export_is_the_evaluation_set_with_its_fingerprint_and_a_card(tmp_path, 
         assert f"| {key} | `{json.dumps(value)}` | {given} |" in card, key
     checks = stats["checks"]
     assert all(c["held"] == c["of"] for c in checks[:2]) and "Checks on the written data" in card
-    assert "python -m robust_mrc.attacks apply attack=" in card and "pool_data=" in card
+    assert "robust-mrc attacks apply attack=" in card and "pool_data=" in card
 
 
 def test_an_exported_set_is_attacked_again_into_a_dataset_and_mistakes_are_one_line(tmp_path):

@@ -1,7 +1,7 @@
 """The fidelity statistics of docs/fidelity.md, asserted on the shared RACE-M and SQuAD data.
 
 Each attack is measured with ``robust_mrc.attacks.fidelity`` (the same numbers as
-``python -m robust_mrc.attacks stats``) on the first 150 questions, seed 0, with the attack's
+``robust-mrc attacks stats``) on the first 150 questions, seed 0, with the attack's
 default resources (these tests override the attacks tests' ``ROBUST_MRC_VECTORS=wordnet`` and
 ``ROBUST_MRC_TAGGER=heuristic``: the spaCy tagger where installed, as a fresh install has it), and
 each statistic must lie in the band docs/fidelity.md states beside the paper's figure.
@@ -110,7 +110,7 @@ def test_span_addsent_prefers_sentences_the_parse_check_passes(squad_sample, def
 
 
 def test_stats_command_writes_the_statistics(tmp_path, shared_data, default_resources):
-    from robust_mrc.attacks.__main__ import main
+    from robust_mrc.cli.attacks import main
 
     out = tmp_path / "addsent.json"
     data = shared_data / "race" / "race_middle_validation.jsonl"
@@ -120,7 +120,7 @@ def test_stats_command_writes_the_statistics(tmp_path, shared_data, default_reso
 
 
 def test_stats_command_measures_a_random_sample(tmp_path, shared_data, default_resources):
-    from robust_mrc.attacks.__main__ import main
+    from robust_mrc.cli.attacks import main
 
     out = tmp_path / "addsent.json"
     data = shared_data / "squad" / "dev-v1.1.json"

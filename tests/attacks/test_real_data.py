@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from robust_mrc.attacks import example_rng, get_attack
-from robust_mrc.attacks.__main__ import attack_stats
+from robust_mrc.attacks.fidelity import attack_stats
 from robust_mrc.attacks.span.common import answer_sentences
 from robust_mrc.data.text import normalize
 

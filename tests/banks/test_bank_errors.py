@@ -94,7 +94,7 @@ def test_a_missing_bank_file_is_a_users_mistake(splits, tmp_path):
         attack_with("distractor_generation", tmp_path / "nope.jsonl", splits)
 
 
-@pytest.mark.parametrize("name, command", [(BANK_ATTACKS[0], "robust_mrc.banks.de"), (BANK_ATTACKS[1], "robust_mrc.banks.dg")])
+@pytest.mark.parametrize("name, command", [(BANK_ATTACKS[0], "robust-mrc banks de"), (BANK_ATTACKS[1], "robust-mrc banks dg")])
 def test_a_bank_that_covers_none_of_the_questions_is_refused_showing_both_ids(splits, tmp_path, name, command):
     records = [{**r, "id": "other-" + r["id"]} for r in bank_for(splits["test"])]
     bank = write_lines(tmp_path / "bank.jsonl", records)
@@ -104,7 +104,7 @@ def test_a_bank_that_covers_none_of_the_questions_is_refused_showing_both_ids(sp
     assert str(info.value) == (
         f"{name}: distractor bank {bank} covers none of the {len(ids)} questions it attacks: the bank's ids look like "
         f"'other-{ids[0]}', 'other-{ids[1]}', 'other-{ids[2]}', ...; the data's like {ids[0]!r}, {ids[1]!r}, {ids[2]!r}, ...; "
-        f"make a bank for this data (python -m {command} data=... out=...)"
+        f"make a bank for this data ({command} data=... out=...)"
     )
     empty = write_lines(tmp_path / "empty.jsonl", [])
     with pytest.raises(BankFileError, match=rf"^{name}: distractor bank {empty} holds no records; make a bank for this data"):
@@ -137,7 +137,7 @@ def test_without_targets_a_bank_is_read_without_a_coverage_check(splits, tmp_pat
 
 def test_the_attacks_command_writes_nothing_for_a_bank_of_characters(splits, tmp_path, capsys):
     """A string ``distractors`` was iterated by character: options 'a', 'r', ... written with status 0."""
-    from robust_mrc.attacks.__main__ import main
+    from robust_mrc.cli.attacks import main
     from robust_mrc.data.writers import write_examples
 
     data = tmp_path / "test.jsonl"
@@ -219,7 +219,7 @@ def no_work(monkeypatch, *targets):
 @pytest.mark.parametrize("where", ["out", "stats", "work_dir"])
 def test_de_command_refuses_an_unwritable_output_before_any_work(read_only, tmp_path, monkeypatch, capsys, where):
     import robust_mrc.data.sources as sources
-    from robust_mrc.banks.de import main
+    from robust_mrc.cli.banks import de_main as main
 
     no_work(monkeypatch, (sources, "load_splits"))
     paths = {"out": tmp_path / "de.jsonl", "stats": tmp_path / "de.stats.json", "work_dir": tmp_path / "de.work"}
@@ -236,7 +236,7 @@ def test_de_command_refuses_an_unwritable_output_before_any_work(read_only, tmp_
 
 
 def test_dg_command_refuses_an_unwritable_output_before_training(read_only, tmp_path, monkeypatch):
-    import robust_mrc.banks.dg as dg
+    import robust_mrc.cli.banks as dg
     from robust_mrc.config.checks import ConfigError
     from tests.helpers import make_cfg
 
@@ -244,7 +244,7 @@ def test_dg_command_refuses_an_unwritable_output_before_training(read_only, tmp_
     out = read_only / "dg.jsonl"
     cfg = make_cfg("model=tiny", f"out={out}", f"output_dir={tmp_path / 'run'}", config_name="bank_dg")
     with pytest.raises(ConfigError) as info:
-        dg.build_bank(cfg)
+        dg.build_dg(cfg)
     assert str(info.value) == (
         f"bad config: cannot write {out}: the directory {read_only} is not writable (Read-only file system); "
         "write elsewhere or fix its permissions"

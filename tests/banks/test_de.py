@@ -13,9 +13,10 @@ from robust_mrc.attacks import example_rng, get_attack
 from robust_mrc.attacks.mc.distractors import filter_spans
 from robust_mrc.attacks.pools import load_bank, write_bank
 from robust_mrc.attacks.search import Prediction
-from robust_mrc.banks.de import dangling, extract_bank, main, span_text
+from robust_mrc.banks.de import dangling, extract_bank, span_text
 from robust_mrc.banks.span_data import insert_answer, insertion_points, query_example, write_span_data
 from robust_mrc.banks.stats import bank_stats, collapse_warning
+from robust_mrc.cli.banks import de_main as main
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.readers import load_examples
 from robust_mrc.data.synthetic import synthetic_splits
@@ -350,7 +351,7 @@ def test_command_mistakes_are_one_line(args, message, tmp_path, capsys, monkeypa
 
 def test_help(capsys):
     assert main(["--help"]) == 0
-    assert "python -m robust_mrc.banks.de" in capsys.readouterr().out
+    assert "robust-mrc banks de" in capsys.readouterr().out
 
 
 # --- distractor_extraction bank=auto: the same path, cached ------------------------------------
@@ -362,6 +363,7 @@ def test_auto_builds_the_bank_once_and_reads_it_from_the_cache(tmp_path, monkeyp
     attack reads the cache, another target set reuses the trained extractor."""
     from robust_mrc.attacks.apply import build_attack
     from robust_mrc.banks import auto
+    from robust_mrc.jobs.extractor import distractor_banks
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("ROBUST_MRC_CACHE", str(cache))
@@ -371,7 +373,7 @@ def test_auto_builds_the_bank_once_and_reads_it_from_the_cache(tmp_path, monkeyp
     splits = synthetic_splits("mc", 48, 0, 16, 0)
     train, test = splits["train"], splits["test"]
     caplog.set_level(logging.INFO)
-    attack = build_attack("distractor_extraction", "mc", train, targets=test)
+    attack = build_attack("distractor_extraction", "mc", train, targets=test, banks=distractor_banks())
     assert len(builds) == 1
     (bank_file,) = (cache / "banks" / "de").glob("*.jsonl")
     assert "building the DE bank (Si et al. 2021 (AdvRACE)): training the span extractor (model=tiny" in caplog.text
@@ -384,7 +386,7 @@ def test_auto_builds_the_bank_once_and_reads_it_from_the_cache(tmp_path, monkeyp
     assert stats["all"]["questions"] == 16 and stats["extractor"]["span_data"]["train"]["examples"] == 48
 
     caplog.clear()
-    again = build_attack("distractor_extraction", "mc", train, targets=test)
+    again = build_attack("distractor_extraction", "mc", train, targets=test, banks=distractor_banks())
     assert len(builds) == 1 and f"DE bank from the cache {bank_file}" in caplog.text
 
     # the attacked options are the bank's passage spans, the answer and label kept
@@ -404,6 +406,6 @@ def test_auto_builds_the_bank_once_and_reads_it_from_the_cache(tmp_path, monkeyp
 
     # other targets, the same training examples and settings: the extractor is not trained again
     caplog.clear()
-    build_attack("distractor_extraction", "mc", train, targets=test[:4])
+    build_attack("distractor_extraction", "mc", train, targets=test[:4], banks=distractor_banks())
     assert len(builds) == 2 and "reading 4 questions with the cached extractor" in caplog.text
     assert "[train]" not in caplog.text

@@ -223,7 +223,7 @@ def test_the_fallback_run_directory_is_made_exclusively(tmp_path, monkeypatch):
 
 
 def test_a_refused_command_leaves_no_run_directory_of_its_own(tmp_path):
-    """The run directory Hydra makes for a refused command (``...-<pid>``, conf/run_dirs) is removed
+    """The run directory Hydra makes for a refused command (``...-<pid>``, robust_mrc/conf/run_dirs) is removed
     with its emptied date folder; one the user named is kept with what it holds."""
     result = run_cli("batch_size=abc", f"hydra.run.dir={tmp_path}/outputs/day/run-${{pid:}}")
     assert result.returncode == 1 and result.stderr.startswith("Error: ")

@@ -21,7 +21,7 @@ from tests.helpers import CONF, make_cfg
 
 PACKAGE = Path(__file__).resolve().parents[2] / "robust_mrc"
 DEFINITIONS = [S.TrainSettings, S.EvalSettings, *S.TASKS.values(), *S.GROUPS.values()]
-# read by robust_mrc/banks/dg.py (python -m robust_mrc.banks.dg) on top of the train settings
+# read by robust_mrc/banks/dg.py (robust-mrc banks dg) on top of the train settings
 BANK_DG_KEYS = ("out", "stats", "ckpt", "splits", "beams", "n", "max_similarity", "exclude_options", "gen_batch_size", "device")
 DATA_KEYS_BY_SOURCE = {
     "synthetic": ("n_train", "n_val", "n_test", "seed"),
@@ -197,7 +197,7 @@ def _files():
 
 
 def test_paths_and_run_directories_have_one_home():
-    """``paths.shared`` only in conf/paths/, hydra.run / hydra.sweep / hydra.job only in conf/run_dirs/."""
+    """``paths.shared`` only in robust_mrc/conf/paths/, hydra.run / hydra.sweep / hydra.job only in robust_mrc/conf/run_dirs/."""
     for path in _files():
         rel = path.relative_to(CONF).as_posix()
         doc = _top_keys(path)

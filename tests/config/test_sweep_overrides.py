@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from robust_mrc.config.cli import refuse_hydra_settings_in_sweep
+from robust_mrc.cli.common import refuse_hydra_settings_in_sweep
 from robust_mrc.core.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""The Hydra tools (``python -m robust_mrc.attacks``, ``python -m robust_mrc.banks.de``): every
+"""The Hydra tools (``robust-mrc attacks``, ``robust-mrc banks de``): every
 command the README and docs/ show composes as typed, and Hydra writes nothing beside the tool."""
 
 from __future__ import annotations
@@ -8,28 +8,37 @@ from pathlib import Path
 
 import pytest
 
-from robust_mrc.attacks.__main__ import hydra_arguments, main
-from robust_mrc.banks.de import _as_list, span_training_config, training_overrides
-from robust_mrc.config.cli import compose_config
+from robust_mrc.banks.de import span_training_config
+from robust_mrc.cli.attacks import hydra_arguments, main
+from robust_mrc.cli.banks import _as_list, training_overrides
+from robust_mrc.config.compose import compose_config
 from tests.helpers import CONF
 
-REPO = Path(CONF).parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def documented(tool: str) -> list[tuple[str, list[str]]]:
-    """The ``python -m <tool> ...`` lines of the code blocks in README.md and docs/ (continuation
-    lines joined, comments dropped); lines with placeholders (``...``, ``<work_dir>``) left out."""
+    """The ``<tool> ...`` lines (``robust-mrc attacks``, ``python train.py``) of the code blocks in
+    README.md and docs/ (continuation lines joined, comments dropped); lines with placeholders
+    (``...``, ``<work_dir>``) left out."""
     found = []
     for path in [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]:
         lines = path.read_text().splitlines()
         for i, line in enumerate(lines):
             text = line.strip().removeprefix("OMP_NUM_THREADS=1 ")
-            if not text.startswith(f"python -m {tool} "):
+            if not text.startswith(f"{tool} "):
                 continue
             while text.endswith("\\") and i + 1 < len(lines):
                 i += 1
                 text = text[:-1] + " " + lines[i].strip()
-            args = shlex.split(text, comments=True)[3:]
+            while True:  # a quoted value may go on over lines
+                try:
+                    args = shlex.split(text, comments=True)[len(tool.split()) :]
+                    break
+                except ValueError:
+                    assert i + 1 < len(lines), f"{path}: an open quote in {text}"
+                    i += 1
+                    text = text.rstrip("\\") + " " + lines[i].strip().rstrip("\\")
             if any("..." in a or "<" in a for a in args):
                 continue
             found.append((f"{path.relative_to(REPO)}: {text}", args))
@@ -37,7 +46,7 @@ def documented(tool: str) -> list[tuple[str, list[str]]]:
 
 
 def test_documented_attack_commands_compose():
-    commands = documented("robust_mrc.attacks")
+    commands = documented("robust-mrc attacks")
     assert len(commands) >= 6
     for where, (verb, *args) in commands:
         assert verb in ("list", "apply", "stats", "audit"), where
@@ -48,7 +57,7 @@ def test_documented_attack_commands_compose():
 
 
 def test_documented_de_bank_commands_compose():
-    commands = documented("robust_mrc.banks.de")
+    commands = documented("robust-mrc banks de")
     assert len(commands) >= 4
     for where, args in commands:
         overrides = [_as_list(a) for a in args]
@@ -76,8 +85,20 @@ def test_hydra_writes_nothing_and_a_mistake_is_one_line(tmp_path, monkeypatch, c
 
 
 def test_documented_export_commands_compose():
-    commands = documented("robust_mrc.export")
+    commands = documented("robust-mrc export")
     assert len(commands) >= 2
     for where, args in commands:
         cfg = compose_config(CONF, "export", args)
         assert cfg.ckpt and cfg.out, where
+
+
+@pytest.mark.parametrize("tool, config", [("python train.py", "config"), ("robust-mrc train", "config"), ("python evaluate.py", "eval")])
+def test_documented_train_and_evaluate_commands_compose(tool, config):
+    commands = documented(tool)
+    if tool != "robust-mrc train":
+        assert len(commands) >= 3
+    for where, args in commands:
+        overrides = [a for a in args if "=" in a and not a.startswith("-")]
+        if any(a.startswith(("hydra", "+hydra", "--")) or "{" in a or "$" in a for a in args) or "-m" in args:
+            continue  # sweeps, Hydra's flags, shell expansions: not one composition
+        assert compose_config(CONF, config, overrides).task.name, where

@@ -1,4 +1,4 @@
-"""Examples as a Hugging Face ``datasets`` dataset (robust_mrc.data.hf_export) and read back
+"""Examples as a Hugging Face ``datasets`` dataset (robust_mrc.export.hf_dataset) and read back
 (format hf_dataset): every field back, from the save_to_disk directory, a split's directory and
 the parquet file; the checks of an attacked set; bad input named in one line."""
 
@@ -11,9 +11,17 @@ import pytest
 
 from robust_mrc.data.errors import DataFormatError
 from robust_mrc.data.examples import Answer, Edit, MCExample, SpanExample
-from robust_mrc.data.hf_export import CARD, DatasetExportError, check_guarantees, example_row, export_problem, parquet_name, write_dataset
 from robust_mrc.data.readers import detect_format, load_examples
 from robust_mrc.data.sources import load_splits
+from robust_mrc.export.hf_dataset import (
+    CARD,
+    DatasetExportError,
+    check_guarantees,
+    example_row,
+    export_problem,
+    parquet_name,
+    write_dataset,
+)
 from tests.helpers import make_cfg
 
 PASSAGE = "Tom lives in a village.\nHe walks to school. Ça va? 你好。"

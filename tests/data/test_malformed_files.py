@@ -230,7 +230,7 @@ def test_an_all_bad_validation_file_is_not_replaced_by_a_holdout(tmp_path):
 
 
 def test_the_attacks_command_refuses_to_write_onto_its_input_or_a_directory(tmp_path, monkeypatch):
-    from robust_mrc.attacks.__main__ import apply
+    from robust_mrc.cli.attacks import apply
 
     data = write_jsonl(tmp_path / "dev.jsonl", [race_row("a.txt"), race_row("b.txt")])
     before = data.read_bytes()

@@ -440,7 +440,7 @@ def test_every_report_says_what_ran_and_labels_stand_ins(mc_ckpts, tmp_path):
     again = json.loads((out2 / "report.json").read_text())["sets"]
     assert again["word_replace"]["cached"] and again["word_replace"]["method"] == "stand-in"
     # reports.compare lists them under the table
-    from robust_mrc.reports.compare import main as compare
+    from robust_mrc.cli.compare import main as compare
 
     table = compare([str(out)])
     assert "What ran" in table and "word_replace (stand-in" in table

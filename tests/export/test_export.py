@@ -8,8 +8,8 @@ import json
 import pytest
 import torch
 
+from robust_mrc.cli.export import main as export_main
 from robust_mrc.export import ExportError, export_checkpoint
-from robust_mrc.export.__main__ import main as export_main
 from robust_mrc.jobs.evaluate import evaluate
 from robust_mrc.jobs.train import train
 from robust_mrc.models.backbone import MissingHeadError
@@ -143,7 +143,7 @@ def test_a_model_directory_runs_the_searches_the_suites_and_the_diagnostics(runs
 
 
 def test_an_attack_searches_against_a_model_directory_as_against_its_checkpoint(runs, tmp_path):
-    from robust_mrc.attacks.__main__ import main as attacks_main
+    from robust_mrc.cli.attacks import main as attacks_main
     from robust_mrc.data.synthetic import synthetic_splits
     from robust_mrc.data.writers import write_examples
 

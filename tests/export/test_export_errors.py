@@ -1,4 +1,4 @@
-"""`python -m robust_mrc.export`: an ``out=`` whose directory takes no new files is one line, found
+"""`robust-mrc export`: an ``out=`` whose directory takes no new files is one line, found
 before the checkpoint is read, with nothing written."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import tempfile
 import pytest
 
 import robust_mrc.export as export
-from robust_mrc.export.__main__ import main
+from robust_mrc.cli.export import main
 
 
 def test_an_unwritable_out_parent_is_refused_before_the_work(tmp_path, monkeypatch, capsys):

@@ -1,4 +1,4 @@
-"""``python -m robust_mrc.metrics DATA_FILE PREDICTIONS_JSON``: the official scripts' command shape."""
+"""``robust-mrc metrics DATA_FILE PREDICTIONS_JSON``: the official scripts' command shape."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from robust_mrc.metrics.cli import main
+from robust_mrc.cli.metrics import main
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ def write_json(path: Path, obj) -> Path:
 
 
 def run_module(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "robust_mrc.metrics", *args], cwd=REPO, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "robust_mrc.cli", "metrics", *args], cwd=REPO, capture_output=True, text=True)
 
 
 def run_main(capsys, *args: str) -> tuple[int, dict | None, str]:

@@ -1,4 +1,4 @@
-"""`python -m robust_mrc.metrics`: hostile inputs are one line naming the file (``Error: ...``, exit
+"""`robust-mrc metrics`: hostile inputs are one line naming the file (``Error: ...``, exit
 status 1), ``--debug`` shows the traceback."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from robust_mrc.metrics.cli import main
+from robust_mrc.cli.metrics import main
 from robust_mrc.metrics.data_file import ScoringInputError
 from tests.helpers import command_error
 

@@ -17,13 +17,15 @@ import torch
 
 from robust_mrc.attacks.apply import attack_example, build_attack
 from robust_mrc.attacks.pools import load_bank
-from robust_mrc.banks.dg import build_bank, recase, select_for, tidy
+from robust_mrc.banks.dg import recase, select_for, tidy
+from robust_mrc.cli.banks import build_dg as build_bank
 from robust_mrc.config.checks import ConfigError, check_config
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.sources import load_splits
 from robust_mrc.data.text import normalize
 from robust_mrc.datamodules.generation import IGNORE, DGCollator
 from robust_mrc.datamodules.lengths import TokenCounter
+from robust_mrc.jobs.extractor import distractor_banks
 from robust_mrc.jobs.train import train
 from robust_mrc.models import GenerationModule
 from robust_mrc.models.backbone import load_tokenizer
@@ -140,7 +142,7 @@ def test_distractor_generation_auto_generates_with_the_generator_once_and_caches
     spec = {"name": "distractor_generation", "params": {"bank": "auto", "generator": dg_run[0]["ckpt_path"], "beam": 6}}
     caplog.set_level(logging.INFO)
     state = torch.get_rng_state()
-    attack = build_attack(spec, "mc", splits["train"], targets=splits["test"])
+    attack = build_attack(spec, "mc", splits["train"], targets=splits["test"], banks=distractor_banks())
     assert torch.equal(state, torch.get_rng_state())
     (bank_file,) = (tmp_path / "cache" / "banks" / "dg").glob("*.jsonl")
     assert (
@@ -149,7 +151,7 @@ def test_distractor_generation_auto_generates_with_the_generator_once_and_caches
     prov = attack.provenance()
     assert (prov["attack"], prov["method"]) == ("distractor_generation", "paper")
     assert prov["resources"]["bank"] == f"auto: {bank_file}" and prov["resources"]["generator"].startswith(dg_run[0]["ckpt_path"])
-    again = build_attack(spec, "mc", splits["train"], targets=splits["test"])
+    again = build_attack(spec, "mc", splits["train"], targets=splits["test"], banks=distractor_banks())
     assert len(calls) == 1 and f"DG bank from the cache {bank_file}" in caplog.text
     bank = load_bank(str(bank_file))
     assert set(bank) == {ex.id for ex in splits["test"]}
@@ -246,7 +248,7 @@ def test_config_refuses_attacks_for_dg_and_dg_in_evaluate():
 
 
 def test_bank_command_line_errors_in_one_line_and_has_help(tmp_path):
-    run = [sys.executable, "-m", "robust_mrc.banks.dg", f"hydra.run.dir={tmp_path}"]
+    run = [sys.executable, "-m", "robust_mrc.cli", "banks", "dg", f"hydra.run.dir={tmp_path}"]
     bad = subprocess.run([*run, "out=" + str(tmp_path), "model=tiny"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and bad.stderr.strip().splitlines() == [
         f"Error: bad config: out={tmp_path} is a directory: give a file name, e.g. out={tmp_path / 'attacked.jsonl'}"

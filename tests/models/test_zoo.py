@@ -1,4 +1,4 @@
-"""Every hub architecture of ``conf/model`` offline (the tiny models of :mod:`tests.zoo`): its
+"""Every hub architecture of ``robust_mrc/conf/model`` offline (the tiny models of :mod:`tests.zoo`): its
 tokenizer kind, its base weights under the task heads, what the collators make of its quirks
 (token types, XLNet's left padding and final ``<cls>``, SentencePiece offsets), and one training
 step, an evaluation, an export and its re-import through the jobs."""

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from robust_mrc.reports.compare import comparison_rows, main
+from robust_mrc.cli.compare import main
+from robust_mrc.reports.compare import comparison_rows
 
 
 def write_run(path, attack, metrics):

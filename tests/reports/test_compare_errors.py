@@ -1,4 +1,4 @@
-"""`python -m robust_mrc.reports.compare`: a directory that is no run, a damaged file, runs of two
+"""`robust-mrc compare`: a directory that is no run, a damaged file, runs of two
 tasks: one line naming them (``Error: ...``, exit status 1); ``--debug`` shows the traceback."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from robust_mrc.reports.compare import CompareError, main
+from robust_mrc.cli.compare import main
+from robust_mrc.reports.compare import CompareError
 from tests.helpers import command_error
 
 

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
+from robust_mrc.cli.compare import main as compare_main
 from robust_mrc.data.examples import MCExample
 from robust_mrc.evaluation.suites import EvalSet, SetSpec
-from robust_mrc.reports.compare import main as compare_main
 from robust_mrc.reports.robustness import build_report, headline_metrics, markdown, report_rows
 from tests.reports.test_tables import mc_metrics, mc_records
 

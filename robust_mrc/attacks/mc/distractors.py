@@ -9,18 +9,20 @@ passage, the correct option and the label are untouched.
   original distractors; an example missing from the bank, or whose record is empty, cannot be
   attacked (None). The bank:
 
-  - ``bank: auto`` (the default). DE: the project's span extractor is trained on the training
-    examples beside the attack (:attr:`AttackContext.pool_examples <robust_mrc.attacks.base.AttackContext>`)
-    and reads the examples it will attack (``AttackContext.targets``), the path of ``python -m
-    robust_mrc.banks.de``, built once and cached (:mod:`robust_mrc.banks.auto`). DG: a trained
-    seq2seq generator checkpoint (``generator=PATH``) generates for the targets, cached likewise;
-    none is trained here.
-  - ``bank: PATH``: a bank file (``python -m robust_mrc.banks.de`` / ``robust_mrc.banks.dg``), each
+  - ``bank: auto`` (the default): the bank comes from the context's bank maker
+    (:attr:`AttackContext.banks <robust_mrc.attacks.base.AttackContext>`, which the train,
+    evaluate and attacks commands hand over: :class:`robust_mrc.banks.auto.DistractorBanks`). DE:
+    the project's span extractor trained on the training examples beside the attack
+    (``AttackContext.pool_examples``) reads the examples it will attack (``AttackContext.targets``),
+    the path of ``robust-mrc banks de``, built once and cached. DG: a trained seq2seq generator
+    checkpoint (``generator=PATH``) generates for the targets, cached likewise; none is trained.
+    The attack itself trains and loads no model.
+  - ``bank: PATH``: a bank file (``robust-mrc banks de`` / ``robust-mrc banks dg``), each
     record checked as it is read; a bank that covers none of the questions to attack is refused,
     one that misses some gives one warning with the share it covers.
-  - ``bank: none``, or ``auto`` without what it needs (training examples and targets; for DG a
-    generator): the stand-in runs, with a warning that names it; the attack's ``method`` is then
-    "stand-in" and its :meth:`provenance` names the stand-in.
+  - ``bank: none``, or ``auto`` without what it needs (a bank maker, training examples and
+    targets; for DG a generator): the stand-in runs, with a warning that names it; the attack's
+    ``method`` is then "stand-in" and its :meth:`provenance` names the stand-in.
 
 * The stand-ins, model-free and under their own names:
 
@@ -69,6 +71,8 @@ from robust_mrc.papers import cite
 
 log = logging.getLogger(__name__)
 
+# a bank: auto attack built without a bank maker (robust_mrc.banks.auto.DistractorBanks)
+NO_MAKER = "bank=auto with no bank maker in the context (the train, evaluate and attacks commands give one)"
 MIN_TRAIN = 20  # fewer training examples than this: no extractor is trained (bank=auto falls back)
 SMALL_TRAIN = 1000  # extractor=auto below this many training examples: model=tiny (fast), else minilm
 
@@ -175,7 +179,7 @@ def filter_spans(
 
     At most ``limit`` spans are kept (all when None). ``dropped`` counts the rule that dropped
     each candidate. Shared by the model-free ``distractor_extraction`` and the DE bank builder
-    (``robust_mrc.banks.de``).
+    (``robust-mrc banks de``).
     """
     answer_norm = normalize(answer)
     answer_stems = stems(answer)
@@ -219,7 +223,7 @@ class _BankAttack(Attack):
     "stand-in", :meth:`resources` are the stand-in's and :meth:`provenance` names it."""
 
     stand_in: ClassVar[str] = ""
-    bank_command: ClassVar[str] = ""  # the module that makes a bank file
+    bank_command: ClassVar[str] = ""  # the command that makes a bank file
     _bank: dict | None = None
     _stand_in: Attack | None = None
     _source: dict | None = None
@@ -244,7 +248,7 @@ class _BankAttack(Attack):
         self._source = {"bank": describe_source(bank)}
         if context.targets:
             name = "given in memory" if isinstance(bank, dict) else str(bank)
-            check_bank_coverage(self._bank, name, context.targets, self.name, f"python -m {self.bank_command}")
+            check_bank_coverage(self._bank, name, context.targets, self.name, self.bank_command)
 
     def resources(self) -> dict[str, str]:
         return self._stand_in.resources() if self._stand_in is not None else dict(self._source or {})
@@ -289,7 +293,7 @@ class DistractorExtraction(_BankAttack):
     """``bank``: ``auto`` (the project's span extractor trained on the context's training examples,
     applied to its targets, cached: :func:`robust_mrc.banks.auto.de_bank`), a bank file, or
     ``none`` (the stand-in ``de_lexical``, as when the context has no training examples or no
-    targets). ``extractor`` (a ``conf/model`` name; ``auto``: ``minilm``, ``tiny`` below
+    targets). ``extractor`` (a ``robust_mrc/conf/model`` name; ``auto``: ``minilm``, ``tiny`` below
     :data:`SMALL_TRAIN` training examples), ``epochs``, ``max_length`` and ``train_batch_size``
     train it (those of the DE bank recipe in ``docs/results.md``); ``top`` n-best spans walked."""
 
@@ -297,7 +301,7 @@ class DistractorExtraction(_BankAttack):
     task = "mc"
     paper = cite("advrace")
     stand_in = "de_lexical"
-    bank_command = "robust_mrc.banks.de"
+    bank_command = "robust-mrc banks de"
     description = (
         "replace the wrong options by passage spans of a span extractor trained on the training set "
         "(bank: auto, cached) or read from a bank file"
@@ -308,13 +312,7 @@ class DistractorExtraction(_BankAttack):
         return {"bank": "auto", "top": 20, "extractor": "auto", "epochs": 1, "max_length": 256, "train_batch_size": 16}
 
     def _check_extractor(self) -> None:
-        from robust_mrc.banks.cli import CONF
-
-        if self.extractor != "auto" and not (CONF / "model" / f"{self.extractor}.yaml").is_file():
-            raise AttackUnavailable(
-                f"{self.name}: extractor={self.extractor!r} is no conf/model option (e.g. minilm, tiny, roberta; "
-                "auto: minilm, tiny on small data)"
-            )
+        """The extractor's sizes; its name is checked by the bank maker (a model config of the project)."""
         for key in ("epochs", "max_length", "train_batch_size"):
             value = self.params[key]
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -330,10 +328,9 @@ class DistractorExtraction(_BankAttack):
         if len(train) < MIN_TRAIN or not targets:
             reason = f"{len(train)} training examples (at least {MIN_TRAIN} train the extractor)" if targets else "no target examples"
             return self._fall_back(f"bank=auto with {reason} in the context", context, top=self.top)
-        from robust_mrc.banks.auto import de_bank
-        from robust_mrc.banks.de import DESettings
-
         self._check_extractor()
+        if context.banks is None:
+            return self._fall_back(NO_MAKER, context, top=self.top)
         model = self.extractor
         if model == "auto":
             model = "minilm" if len(train) >= SMALL_TRAIN else "tiny"
@@ -345,8 +342,16 @@ class DistractorExtraction(_BankAttack):
                     len(train),
                     SMALL_TRAIN,
                 )
-        settings = DESettings.for_extractor(model, self.epochs, self.max_length, self.train_batch_size, top=int(self.top), name="auto")
-        cached = de_bank(train, targets, settings, label=self.name)
+        cached = context.banks.de_bank(
+            train,
+            targets,
+            extractor=model,
+            epochs=int(self.epochs),
+            max_length=int(self.max_length),
+            batch_size=int(self.train_batch_size),
+            top=int(self.top),
+            label=self.name,
+        )
         self._bank = cached.bank
         self._source = {
             "bank": f"auto: {cached.path}",
@@ -446,7 +451,7 @@ class DistractorGeneration(_BankAttack):
     task = "mc"
     paper = cite("advrace")
     stand_in = "dg_retrieval"
-    bank_command = "robust_mrc.banks.dg"
+    bank_command = "robust-mrc banks dg"
     description = (
         "replace the wrong options by those a trained seq2seq generator makes (bank: auto with generator=, cached) or read from a bank file"
     )
@@ -466,8 +471,10 @@ class DistractorGeneration(_BankAttack):
             return self._fall_back("bank=auto without generator=PATH (a trained task=dg checkpoint)", context, **retrieval)
         if not context.targets:
             return self._fall_back("bank=auto with no target examples in the context", context, **retrieval)
-        from robust_mrc.banks.auto import dg_bank
-
-        cached = dg_bank(self.generator, list(context.targets), beams=int(self.beam), batch_size=int(self.gen_batch_size), label=self.name)
+        if context.banks is None:
+            return self._fall_back(NO_MAKER, context, **retrieval)
+        cached = context.banks.dg_bank(
+            self.generator, list(context.targets), beams=int(self.beam), batch_size=int(self.gen_batch_size), label=self.name
+        )
         self._bank = cached.bank
         self._source = {"bank": f"auto: {cached.path}", "generator": describe_source(self.generator)}

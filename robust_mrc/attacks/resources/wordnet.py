@@ -18,8 +18,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir, locked
+from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
 from robust_mrc.core.errors import UserError
+from robust_mrc.core.files import waiting_lock
 
 _LEXNAMES = (
     "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute "
@@ -107,7 +108,7 @@ def _copy_wordnet(source: Path, target: Path) -> Path:
     if _is_ready(root, source):
         return root
     corpora.mkdir(parents=True, exist_ok=True)
-    with locked(corpora / ".wordnet.lock"):
+    with waiting_lock(corpora / ".wordnet.lock"):
         if _is_ready(root, source):  # another process finished it while we waited
             return root
         tmp = Path(tempfile.mkdtemp(prefix=".wordnet-", dir=corpora))

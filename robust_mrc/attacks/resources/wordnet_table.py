@@ -37,8 +37,9 @@ import logging
 from pathlib import Path
 
 from robust_mrc.attacks.resources import wordnet_records as records
-from robust_mrc.attacks.resources.cache import cache_dir, locked
+from robust_mrc.attacks.resources.cache import cache_dir
 from robust_mrc.attacks.resources.wordnet import morphy_forms, prepare_nltk_wordnet
+from robust_mrc.core.files import waiting_lock
 
 log = logging.getLogger(__name__)
 
@@ -320,7 +321,7 @@ def table() -> WordNetTable:
         if found is not None:
             return found
         path.parent.mkdir(parents=True, exist_ok=True)
-        with locked(path.parent / ".table.lock"):
+        with waiting_lock(path.parent / ".table.lock"):
             return _read(path, key) or _build_and_store(path, key)  # another process may have built it meanwhile
     except OSError as err:  # no cache directory to write in, or no lock in it: this process only
         log.warning("WordNet table: no cache directory to keep it in (%s): building it in memory", err)

@@ -166,7 +166,7 @@ class AddAny(_WordSearch):
     def apply(self, ex, rng):
         raise AttackUnavailable(
             "addany searches against a model: use it in an evaluation suite with a checkpoint "
-            "(evaluate.py suite=squad_adv) or `python -m robust_mrc.attacks apply attack=addany ckpt=PATH ...`"
+            "(evaluate.py suite=squad_adv) or `robust-mrc attacks apply attack=addany ckpt=PATH ...`"
         )
 
 
@@ -179,7 +179,7 @@ class AddCommon(_WordSearch):
     def apply(self, ex, rng):
         raise AttackUnavailable(
             "addcommon searches against a model (Jia & Liang 2017's AddCommon): use it with model: true in an "
-            "evaluation suite (evaluate.py suite=squad_adv, set addcommon_model) or `python -m robust_mrc.attacks "
+            "evaluation suite (evaluate.py suite=squad_adv, set addcommon_model) or `robust-mrc attacks "
             "apply attack=addcommon ckpt=PATH ...`; random_words appends 10 random common words without a model"
         )
 

@@ -11,7 +11,7 @@ Why ``spare="none"`` exists: a *training* copy that spares the answer leaves the
 clean stretch of a noised context, and a model trained on such copies learns to pick clean text
 (measured in docs/results.md: a char_noise-trained MiniLM scored F1 80.1 on the
 noised dev set against 72.7 on the clean one). The test sets keep the paper's rule
-(``spare="span"``); the training configs of this project use ``spare="none"`` (conf/attack).
+(``spare="span"``); the training configs of this project use ``spare="none"`` (robust_mrc/conf/attack).
 
 * ``char_noise``: ``rate`` (25 %) of the non-space characters outside the spared regions are
   replaced by a Unicode look-alike (homoglyphs from Unicode's ``intentional.txt``, see

@@ -11,7 +11,7 @@ Formats (``format=``):
 * ``"squad"`` -- SQuAD v1.1/v2.0 JSON, plain or gzipped (DuReader_robust too): :mod:`.squad`
 * ``"hf_dataset"`` -- a ``datasets`` dataset on disk (a ``save_to_disk`` directory or a
   ``.parquet`` file) in the RACE or SQuAD hub layout, such as an attacked set exported by
-  ``python -m robust_mrc.attacks apply format=hf``: :mod:`.hf_dataset`
+  ``robust-mrc attacks apply format=hf``: :mod:`.hf_dataset`
 * ``"hub_race"``, ``"hub_squad"`` -- ``datasets.load_dataset`` (``ehovy/race``, ``rajpurkar/squad``)
 * ``"auto"`` -- detected from the path and the contents (local files and datasets on disk, plus
   the hub names above when no such file exists).

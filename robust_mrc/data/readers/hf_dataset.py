@@ -8,7 +8,7 @@ passes the split it reads: ``data.test=DIR`` reads DIR's ``test``); of one split
 Columns: the RACE hub layout (``example_id, article, question, options, answer``) gives multiple
 choice examples, the SQuAD hub layout (``id, title, context, question, answers{text,
 answer_start}``) span examples (a row without answers: unanswerable, SQuAD v2.0); an ``edits``
-column (``[{attack, detail}]``, what ``python -m robust_mrc.attacks apply format=hf`` writes) gives
+column (``[{attack, detail}]``, what ``robust-mrc attacks apply format=hf`` writes) gives
 the examples' edits. Rows go through the hub readers' converters (:mod:`.hub`), so a bad row is a
 bad record named by its row and ``strict=False`` skips it; a source that is no dataset, or lacks a
 layout's columns, is an error naming the path.

@@ -1,18 +1,13 @@
-"""Command-line plumbing of ``train.py``, ``evaluate.py`` and the Hydra tools (``python -m
-robust_mrc.attacks``, ``robust_mrc.banks.de``): a user's mistake as one line, and run directories
-that two runs never share. Light on imports: loaded before Hydra composes.
+"""What every command of ``robust-mrc`` shares: a user's mistake as one line
+(:func:`run_command`), a tool's function run under ``@hydra.main`` for a command line given as a
+list (:func:`hydra_command`: Hydra's flags work, ``--help``, ``--cfg job``; a mistake in an
+override is one line too), run directories that a refused command leaves behind removed, and the
+refusal of Hydra settings in a W&B sweep's runs.
 
-:func:`run_command` prints a user error (:class:`robust_mrc.core.errors.UserError`) as ``Error: <message>`` on stderr and
-exits with status 1, without a traceback; ``HYDRA_FULL_ERROR=1`` raises it as it is, and Hydra
-prints the whole traceback. Other exceptions are bugs and keep their traceback.
-
-:func:`register_resolvers` adds ``${pid:}`` (this process's id) for the run directory in
-``conf/config.yaml`` and ``conf/eval.yaml``: ``outputs/<date>/<time with microseconds>-<pid>``.
-
-:func:`hydra_command` runs a tool's function under ``@hydra.main`` for a command line given as a
-list (``python -m robust_mrc.attacks``, ``python -m robust_mrc.banks.de``): Hydra's flags work
-(``--help``, ``--cfg job``), and a mistake in an override is one line too (:func:`compose_config`
-composes it first and names the problem: :func:`composition_problem`).
+:func:`run_command` prints a user error (:class:`robust_mrc.core.errors.UserError`) as ``Error:
+<message>`` on stderr and exits with status 1, without a traceback; ``HYDRA_FULL_ERROR=1`` raises
+it as it is, and Hydra prints the whole traceback. Other exceptions are bugs and keep their
+traceback. Light on imports: loaded before Hydra composes.
 """
 
 from __future__ import annotations
@@ -23,8 +18,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
+from robust_mrc.config import CONFIG_DIR
+from robust_mrc.config.compose import compose_config, register_resolvers
 from robust_mrc.core.errors import ConfigError, run_with_one_line_errors
 
 
@@ -43,7 +40,7 @@ def run_command(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 def remove_refused_run_dir() -> Path | None:
     """After a refused command under ``@hydra.main``: remove the run directory Hydra made for it, when
-    it is this process's own (named ``...-<pid>`` by ``conf/run_dirs``, not a sweep job's or one the
+    it is this process's own (named ``...-<pid>`` by ``robust_mrc/conf/run_dirs``, not a sweep job's or one the
     user named) and holds only Hydra's files (``.hydra/``, the job's log), and its date folder when that
     is left empty. Returns the removed directory, or None when there was nothing to remove."""
     import shutil
@@ -67,80 +64,13 @@ def remove_refused_run_dir() -> Path | None:
     return run_dir
 
 
-def register_resolvers() -> None:
-    """What composing ``conf/`` needs: ``${pid:}``, the id of this process (cached per config, like
-    ``${now:}``), and the settings' definitions in Hydra's ConfigStore
-    (:func:`robust_mrc.config.schema.register`)."""
-    from robust_mrc.config.schema import register
-
-    if not OmegaConf.has_resolver("pid"):
-        OmegaConf.register_new_resolver("pid", os.getpid, use_cache=True)
-    register()
-
-
-def compose_config(config_dir: str | Path, config_name: str, overrides: Sequence[str]) -> DictConfig:
-    """``<config_dir>/<config_name>.yaml`` with ``overrides``, composed with Hydra's compose API as
-    ``@hydra.main`` composes it (without the ``hydra`` node); a mistake in an override or a config is
-    a :class:`~robust_mrc.core.errors.ConfigError` with Hydra's message in one line."""
-    from hydra import compose, initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-    from hydra.errors import HydraException, OverrideParseException
-    from hydra.initialize import get_gh_backup, restore_gh_from_backup
-    from omegaconf.errors import OmegaConfBaseException
-
-    register_resolvers()
-    outer = None  # under @hydra.main (a tool composing another config): its Hydra, put back after
-    if GlobalHydra.instance().is_initialized():
-        outer = get_gh_backup()
-        GlobalHydra.instance().clear()
-    try:
-        with initialize_config_dir(config_dir=str(Path(config_dir).resolve()), version_base="1.3"):
-            return compose(config_name=config_name, overrides=list(overrides))
-    except (HydraException, OmegaConfBaseException) as err:
-        problem = composition_problem(err)
-        if isinstance(err, OverrideParseException):
-            bad = [o for o in overrides if not _parses(o)]
-            problem = f"cannot read the argument(s) {' '.join(bad or overrides)}: {problem}"
-        raise ConfigError(problem) from None
-    finally:
-        if outer is not None:
-            restore_gh_from_backup(outer)
-
-
-def _parses(override: str) -> bool:
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import OverrideParseException
-
-    try:
-        OverridesParser.create().parse_overrides([override])
-        return True
-    except OverrideParseException:
-        return False
-
-
-def composition_problem(err: Exception) -> str:
-    """Hydra's composition error in one line: its first line, the hint after it, the options."""
-    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    if not lines:
-        return type(err).__name__
-    text = lines[0]
-    if len(lines) > 1 and lines[1].startswith("To append"):
-        text += f" ({lines[1]})"
-    if text.startswith("Ambiguous value") and len(lines) > 2:  # a bare comma list: Hydra's sweep
-        text += f" ({lines[1].split('. ', 1)[-1]}; {lines[2].split('. ', 1)[-1]})"
-    if "Available options" in str(err):
-        options = [line.strip() for line in str(err).split("Available options", 1)[1].split("Config search path")[0].splitlines()[1:]]
-        text += f"; available: {', '.join(o for o in options if o)}"
-    return text
-
-
-def hydra_command(task: Callable[[DictConfig], Any], config_dir: str | Path, config_name: str, argv: Sequence[str]) -> None:
+def hydra_command(task: Callable[[DictConfig], Any], config_name: str, argv: Sequence[str], config_dir: str | Path = CONFIG_DIR) -> None:
     """``task(cfg)`` under ``@hydra.main(config_path=config_dir, config_name=config_name)`` for the
     command-line arguments ``argv`` (overrides and Hydra's flags: ``--help``, ``--cfg job``, ...),
     as if typed; returns after ``task`` or Hydra's help. The overrides are composed first
     (:func:`compose_config`: a mistake is a one-line :class:`~robust_mrc.core.errors.ConfigError`,
     where Hydra would print several lines), and ``task`` runs in :func:`run_command`. The run
-    directory is the config's (``conf/run_dirs/``)."""
+    directory is the config's (``robust_mrc/conf/run_dirs/``)."""
     import hydra
     from hydra._internal.utils import get_args_parser
 
@@ -148,6 +78,8 @@ def hydra_command(task: Callable[[DictConfig], Any], config_dir: str | Path, con
     args = get_args_parser().parse_args(argv)
     if not (args.multirun or args.config_path or args.config_dir or args.experimental_rerun or args.shell_completion):
         compose_config(config_dir, args.config_name or config_name, args.overrides)
+
+    register_resolvers()
 
     @hydra.main(version_base="1.3", config_path=str(config_dir), config_name=config_name)
     def _main(cfg: DictConfig) -> None:
@@ -185,7 +117,7 @@ def refuse_hydra_settings_in_sweep(argv: Sequence[str]) -> None:
         raise ConfigError(
             f"{' '.join(refused)}: a W&B sweep run ({variable} is set) takes no Hydra settings (hydra.*, --config-dir and "
             "Hydra's other flags) from its command line: a sweep's parameters become arguments, and hydra.callbacks runs "
-            "any Python callable; put Hydra settings in a config under conf/ (see the Security notes of docs/bad-inputs.md)"
+            "any Python callable; put Hydra settings in a config under robust_mrc/conf/ (see the Security notes of docs/bad-inputs.md)"
         )
 
 

@@ -377,7 +377,7 @@ def dataset_card(meta: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], che
         f"# {meta['title']}",
         "",
         f"The examples of `{source['data']}` attacked by **{attack['name']}** of {paper}, made with robust-mrc "
-        "(`python -m robust_mrc.attacks apply ... format=hf`): every example attacked once; "
+        "(`robust-mrc attacks apply ... format=hf`): every example attacked once; "
         + (
             f"where the attack could not change one ({counts['unchanged']} here), the clean example is kept."
             if not counts["dropped"]

@@ -1,4 +1,4 @@
-"""``python -m robust_mrc.metrics DATA_FILE PREDICTIONS_JSON``: score predictions as the official scripts do.
+"""``robust-mrc metrics DATA_FILE PREDICTIONS_JSON``: score predictions as the official scripts do.
 
 Prints one JSON object on stdout: ``exact_match`` and ``f1`` (percent, over every question of
 DATA_FILE; a missing prediction scores 0, predictions for unknown ids are ignored); with
@@ -30,7 +30,7 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m robust_mrc.metrics",
+        prog="robust-mrc metrics",
         description="Score span QA predictions exactly as the official SQuAD v1.1 / v2.0 and "
         "DuReader_robust scripts do, optionally with Jia & Liang's grouped adversarial scores.",
     )

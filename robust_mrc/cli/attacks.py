@@ -1,15 +1,16 @@
-"""Command line: list the attacks, write an attacked copy of a data file with its statistics, or audit an attack.
+"""``robust-mrc attacks``: list the attacks, write an attacked copy of a data file with its statistics,
+or audit an attack.
 
-    python -m robust_mrc.attacks list [task=mc|span]
-    python -m robust_mrc.attacks apply attack=charswap data=PATH out=PATH [seed=0] [limit=N]
+    robust-mrc attacks list [task=mc|span]
+    robust-mrc attacks apply attack=charswap data=PATH out=PATH [seed=0] [limit=N]
         [format=race_jsonl|race_original|dream|squad|hf] [stats=PATH] [keep_failed=true] [KEY=VALUE ...]
-    python -m robust_mrc.attacks apply attack=charswap data=test.json out=DIR format=hf [split=test] seed=42
+    robust-mrc attacks apply attack=charswap data=test.json out=DIR format=hf [split=test] seed=42
         [pool_data=train.json] [pool_limit=N]
-    python -m robust_mrc.attacks apply attack=addany ckpt=RUN/checkpoints/best.ckpt data=PATH out=PATH [budget=600]
-    python -m robust_mrc.attacks stats attack=addsent data=PATH [limit=150] [seed=0] [out=PATH] [KEY=VALUE ...]
-    python -m robust_mrc.attacks audit attack=addsent data=PATH out=DIR [n=50] [seed=0] [controls=N] [KEY=VALUE ...]
-    python -m robust_mrc.attacks audit score sheet=DIR/sheet.csv [key=DIR/key.json]
-    python -m robust_mrc.attacks stats attack=addsent task=span data=dev-v1.1.json sample=500 sample_seed=2017
+    robust-mrc attacks apply attack=addany ckpt=RUN/checkpoints/best.ckpt data=PATH out=PATH [budget=600]
+    robust-mrc attacks stats attack=addsent data=PATH [limit=150] [seed=0] [out=PATH] [KEY=VALUE ...]
+    robust-mrc attacks audit attack=addsent data=PATH out=DIR [n=50] [seed=0] [controls=N] [KEY=VALUE ...]
+    robust-mrc attacks audit score sheet=DIR/sheet.csv [key=DIR/key.json]
+    robust-mrc attacks stats attack=addsent task=span data=dev-v1.1.json sample=500 sample_seed=2017
 
 ``stats`` measures what the attack does to the data beside its paper's published figures
 (:mod:`robust_mrc.attacks.fidelity`: AddSent's "not" share, synonym and name replacements, CharSwap's
@@ -39,7 +40,7 @@ name; ``batch_size=`` examples per forward pass,
 statistics add the model queries and queries per second.
 
 ``format=hf`` writes a Hugging Face ``datasets`` dataset to the directory ``out=``
-(:mod:`robust_mrc.data.hf_export`): ``save_to_disk`` (split ``split=``, test by default) and the
+(:mod:`robust_mrc.export.hf_dataset`): ``save_to_disk`` (split ``split=``, test by default) and the
 same rows as parquet, in the RACE / SQuAD hub layouts with the examples' edits; ``README.md``, its
 dataset card (the source data, the attack and its paper, every parameter with the defaults resolved,
 the resources, seed, epoch, counts, the checks made on the written rows, the command that makes it
@@ -50,7 +51,7 @@ attacks into the same examples, when its pool is the same (``pool_data=`` its tr
 ``pool_limit=`` its ``data.limit``). ``data=hf_local data.test=DIR`` (or any ``data=`` with
 ``format: hf_dataset`` / auto) reads it back.
 
-The command runs under ``@hydra.main`` with ``conf/attacks.yaml`` (``--help``, ``--cfg job``): the
+The command runs under ``@hydra.main`` with ``robust_mrc/conf/attacks.yaml`` (``--help``, ``--cfg job``): the
 verb is the first argument, the command's own keys are ``args.KEY`` and the attack's parameters
 ``params.KEY`` (:func:`hydra_arguments` spells the command line so), values as Hydra reads them
 (``true``, ``0.25``, ``[a,b]``, ``null``). A mistake prints one line, ``Error: ...``.
@@ -58,7 +59,6 @@ verb is the first argument, the command's own keys are ``args.KEY`` and the atta
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import random
@@ -72,9 +72,10 @@ from omegaconf import DictConfig, OmegaConf
 from robust_mrc.attacks import list_attacks
 from robust_mrc.attacks.apply import AttackSpecError, attack_example, build_attack
 from robust_mrc.attacks.base import AttackUnavailable
+from robust_mrc.attacks.fidelity import attack_stats
+from robust_mrc.config import CONFIG_DIR
 from robust_mrc.data.examples import MCExample
 
-CONF = Path(__file__).resolve().parents[2] / "conf"
 COMMANDS = ("list", "apply", "stats", "audit")
 SCORE = "score"  # audit's second verb: `audit score sheet=FILE`
 HF = "hf"  # apply's format=hf: a Hugging Face datasets directory with its dataset card
@@ -82,12 +83,12 @@ _HELP_FLAGS = ("-h", "--help", "help")
 
 
 def own_defaults() -> dict:
-    """The command's own keys and their defaults: ``args`` of ``conf/attacks.yaml``."""
-    return OmegaConf.to_container(OmegaConf.load(CONF / "attacks.yaml").args)
+    """The command's own keys and their defaults: ``args`` of ``robust_mrc/conf/attacks.yaml``."""
+    return OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "attacks.yaml").args)
 
 
 def _arguments(cfg) -> tuple[dict, dict]:
-    """``(own keys, attack parameters)`` of ``cfg``: ``conf/attacks.yaml`` composed (``args``,
+    """``(own keys, attack parameters)`` of ``cfg``: ``robust_mrc/conf/attacks.yaml`` composed (``args``,
     ``params``), or a mapping as the command line spells it (``{"attack": ..., "data": ...,
     "question_only": True}``: a key that is not the command's own is a parameter). Own keys not
     given take their defaults."""
@@ -101,58 +102,6 @@ def _arguments(cfg) -> tuple[dict, dict]:
         else:
             params[key] = value
     return own, params
-
-
-def _fields(ex) -> dict[str, str]:
-    if isinstance(ex, MCExample):
-        return {"passage": ex.passage, "question": ex.question, "options": " ".join(ex.options)}
-    return {"passage": ex.context, "question": ex.question}
-
-
-def _words(text: str) -> list[str]:
-    return text.split()
-
-
-def attack_stats(originals, attacked, failed: int, seconds: float | None = None) -> dict:
-    """Share of examples changed, share of words altered, length change, number not attackable."""
-    n = len(originals)
-    changed = altered = total = added = 0
-    lens_before: dict[str, float] = {}
-    lens_after: dict[str, float] = {}
-    for o, a in zip(originals, attacked):
-        fo, fa = _fields(o), _fields(a)
-        if fo != fa or (isinstance(o, MCExample) and o.label != a.label):
-            changed += 1
-        for key in fo:
-            wo, wa = _words(fo[key]), _words(fa[key])
-            lens_before[key] = lens_before.get(key, 0) + len(wo)
-            lens_after[key] = lens_after.get(key, 0) + len(wa)
-            total += len(wo)
-            if wo == wa:
-                continue
-            sm = difflib.SequenceMatcher(None, wo, wa, autojunk=False)
-            for tag, i1, i2, j1, j2 in sm.get_opcodes():
-                if tag in ("replace", "delete"):
-                    altered += i2 - i1
-                if tag in ("replace", "insert"):
-                    added += max(0, (j2 - j1) - (i2 - i1))
-    mean = lambda d: {k: round(v / max(n, 1), 2) for k, v in d.items()}  # noqa: E731
-    stats = {
-        "examples": n,
-        "changed": changed,
-        "share_changed": round(changed / max(n, 1), 4),
-        "not_attackable": failed,
-        "share_words_altered": round(altered / max(total, 1), 4),
-        "words_added_per_example": round(added / max(n, 1), 2),
-        "mean_words_before": mean(lens_before),
-        "mean_words_after": mean(lens_after),
-        "length_change": {k: round((lens_after[k] - lens_before[k]) / max(n, 1), 2) for k in lens_before},
-        "word_unit": "white-space separated tokens",
-    }
-    if seconds is not None:
-        stats["seconds"] = round(seconds, 2)
-        stats["examples_per_second"] = round(n / max(seconds, 1e-9), 1)
-    return stats
 
 
 def _search(attack, examples: list, cfg: dict, task: str, seed: int, epoch: int, limit: int | None, params: dict):
@@ -260,6 +209,7 @@ def _load_and_build(cfg: dict, params: dict, sample: int | None = None):
     them, never the same passage; a bank attack trains on them and makes its bank for the input).
     ``sample``: keep ``random.Random(sample_seed).sample`` of that many examples (all when fewer)."""
     from robust_mrc.data.readers import load_examples
+    from robust_mrc.jobs.extractor import distractor_banks
 
     seed, epoch = _whole(cfg, "seed"), _whole(cfg, "epoch")
     limit, pool_limit = _whole(cfg, "limit", null=True), _whole(cfg, "pool_limit", null=True)
@@ -280,7 +230,9 @@ def _load_and_build(cfg: dict, params: dict, sample: int | None = None):
                 f"pool_data={cfg['pool_data']} holds {type(pool[0]).__name__}s, data={cfg['data']} {type(examples[0]).__name__}s"
             )
     try:
-        attack = build_attack({"name": cfg["attack"], "params": params}, task, pool_examples=pool, targets=list(examples))
+        attack = build_attack(
+            {"name": cfg["attack"], "params": params}, task, pool_examples=pool, targets=list(examples), banks=distractor_banks()
+        )
     except (AttackSpecError, AttackUnavailable, ValueError, FileNotFoundError) as exc:  # a file named by a parameter: pool=, bank=
         raise SystemExit(str(exc)) from None
     return examples, task, attack, (seed, epoch, limit), pool
@@ -288,7 +240,7 @@ def _load_and_build(cfg: dict, params: dict, sample: int | None = None):
 
 def apply(cfg) -> dict:
     """``apply``: the attacked copy of ``data=`` in ``out=`` and its statistics (returned, and
-    written to ``stats=`` or ``<out>.stats.json``). ``cfg``: ``conf/attacks.yaml`` composed, or a
+    written to ``stats=`` or ``<out>.stats.json``). ``cfg``: ``robust_mrc/conf/attacks.yaml`` composed, or a
     mapping as the command line spells it (:func:`_arguments`)."""
     from robust_mrc.data.sources import SPLITS
     from robust_mrc.data.writers import WRITE_FORMATS, atomic_write_text, write_examples
@@ -365,8 +317,8 @@ def _stats_path(cfg: dict) -> Path:
 def _check_apply_outputs(cfg: dict, inputs: list) -> None:
     """``apply``'s outputs before any work: ``out=`` (a file, or with ``format=hf`` a new or
     exported dataset directory) and the statistics file, neither an input nor the other, both writable."""
-    from robust_mrc.data.hf_export import export_problem
     from robust_mrc.data.writers import output_path_problem
+    from robust_mrc.export.hf_dataset import export_problem
 
     hf = cfg["format"] == HF or (cfg["format"] is None and detect_hf(cfg["data"]))
     if problem := export_problem(cfg["out"], inputs) if hf else output_path_problem(cfg["out"], inputs):
@@ -401,12 +353,12 @@ def _export(
     cfg: dict, params: dict, stats: dict, examples, pool: list, attack, originals: list, attacked: list, failed: int, keep_failed: bool
 ):
     """``format=hf``: ``attacked`` as a ``datasets`` dataset in the directory ``out=`` with its card
-    and ``stats.json`` (:mod:`robust_mrc.data.hf_export`); ``stats`` gains the fingerprint, the
+    and ``stats.json`` (:mod:`robust_mrc.export.hf_dataset`); ``stats`` gains the fingerprint, the
     counts and the checks."""
     from robust_mrc.attacks.resources import environment
-    from robust_mrc.data.hf_export import check_guarantees, dataset_card, write_dataset
     from robust_mrc.evaluation.cache import examples_digest, fingerprint
     from robust_mrc.evaluation.suites import attacked_set_fingerprint
+    from robust_mrc.export.hf_dataset import check_guarantees, dataset_card, write_dataset
     from robust_mrc.papers import PAPERS
 
     task, seed, epoch = stats["task"], stats["seed"], stats["epoch"]
@@ -498,7 +450,7 @@ def _command(cfg: dict, params: dict) -> str:
     args = [f"{k}={cfg[k]}" for k in ("attack", "data", "out")] + ["format=hf"]
     args += [f"{k}={cfg[k]}" for k in own if k not in ("attack", "data", "out", "format", "stats") and str(cfg[k]) != str(own[k])]
     args += [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in params.items()]
-    return "python -m robust_mrc.attacks apply " + " ".join(shlex.quote(a) for a in args)
+    return "robust-mrc attacks apply " + " ".join(shlex.quote(a) for a in args)
 
 
 def stats(cfg) -> dict:
@@ -558,7 +510,7 @@ def _audit_command(cfg: dict, params: dict) -> str:
     args = [f"{k}={cfg[k]}" for k in ("attack", "data") if cfg[k] is not None]
     args += [f"{k}={cfg[k]}" for k in own if k not in ("attack", "data", "out") and str(cfg[k]) != str(own[k])]
     args += [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in params.items()]
-    return "python -m robust_mrc.attacks audit " + " ".join(shlex.quote(a) for a in args + ["out=NEW_DIR"])
+    return "robust-mrc attacks audit " + " ".join(shlex.quote(a) for a in args + ["out=NEW_DIR"])
 
 
 def score(cfg) -> dict:
@@ -579,7 +531,7 @@ def score(cfg) -> dict:
 
 def _attack_help(name, task) -> str:
     """The declared parameters of the attack ``name`` (for ``task``, or the tasks that have it); ""
-    without a name. In ``conf/attacks.yaml``'s help as ``${attack_parameters:...}``."""
+    without a name. In ``robust_mrc/conf/attacks.yaml``'s help as ``${attack_parameters:...}``."""
     from robust_mrc.attacks.base import _REGISTRY
 
     if name is None:
@@ -601,7 +553,7 @@ def _attack_help(name, task) -> str:
 
 
 def hydra_arguments(args: list[str]) -> list[str]:
-    """The command line after the verb as ``conf/attacks.yaml`` reads it: an own key's ``KEY=VALUE``
+    """The command line after the verb as ``robust_mrc/conf/attacks.yaml`` reads it: an own key's ``KEY=VALUE``
     as ``args.KEY=VALUE``, any other ``KEY=VALUE`` as the attack's parameter ``++params.KEY=VALUE``
     (``~KEY``: ``~params.KEY``), ``help`` as ``--help``; Hydra's flags and ``hydra.*``, ``args.*``
     overrides as they are."""
@@ -651,7 +603,7 @@ def _run(command: str, cfg: DictConfig) -> None:
 
 
 def _main(argv: list[str]) -> None:
-    from robust_mrc.config.cli import hydra_command
+    from robust_mrc.cli.common import hydra_command
 
     command, rest = (argv[0], argv[1:]) if argv else ("--help", [])
     if command in _HELP_FLAGS:  # the usage of every command
@@ -663,13 +615,13 @@ def _main(argv: list[str]) -> None:
         command, rest = SCORE, rest[1:]
     if not OmegaConf.has_resolver("attack_parameters"):
         OmegaConf.register_new_resolver("attack_parameters", _attack_help)
-    hydra_command(functools.partial(_run, command), CONF, "attacks", hydra_arguments(rest))
+    hydra_command(functools.partial(_run, command), "attacks", hydra_arguments(rest))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m robust_mrc.attacks list|apply|stats|audit KEY=VALUE ...``; a mistake: ``Error: ...``
+    """``robust-mrc attacks list|apply|stats|audit KEY=VALUE ...``; a mistake: ``Error: ...``
     (one line) and exit status 1."""
-    from robust_mrc.config.cli import run_command
+    from robust_mrc.cli.common import run_command
 
     try:
         run_command(_main, list(sys.argv[1:] if argv is None else argv))
@@ -678,7 +630,3 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"Error: {exit_.code}") from None
         raise
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
