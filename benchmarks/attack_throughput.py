@@ -337,10 +337,10 @@ class BlindScorer:
 def span_module(ckpt: str | None):
     """(module, cache key, description): the checkpoint's, or an untrained MiniLM span module."""
     if ckpt:
-        from robust_mrc.evaluation.cache import checkpoint_key
+        from robust_mrc.evaluation.cache import model_key
         from robust_mrc.models.checkpoints import load_checkpoint
 
-        return load_checkpoint(ckpt, expected_task="span"), checkpoint_key(ckpt), ckpt
+        return load_checkpoint(ckpt, expected_task="span"), model_key(ckpt), ckpt
     from omegaconf import OmegaConf
 
     from robust_mrc.config.compose import compose_config

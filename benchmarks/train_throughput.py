@@ -65,7 +65,9 @@ def attack_config(name: str, de_bank: str | None = "none") -> dict:
     training of the extractor that ``bank: auto`` starts with; None leaves the file's."""
     from omegaconf import OmegaConf
 
-    cfg = OmegaConf.to_container(OmegaConf.load(REPO / "conf" / "attack" / f"{name}.yaml"), resolve=True)
+    from robust_mrc.config import CONFIG_DIR
+
+    cfg = OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "attack" / f"{name}.yaml"), resolve=True)
     if de_bank is None:
         return cfg
     for spec in [s for specs in (cfg.get("attacks_by_task") or {}).values() for s in specs] + list(cfg.get("attacks") or []):
@@ -80,6 +82,7 @@ def policy_datamodule(task_cfg: dict, tok, splits: dict, args, attack: str):
     from omegaconf import OmegaConf
 
     from robust_mrc.datamodules.qa import QADataModule
+    from robust_mrc.jobs.extractor import distractor_banks
 
     return QADataModule(
         task_cfg,
@@ -91,6 +94,7 @@ def policy_datamodule(task_cfg: dict, tok, splits: dict, args, attack: str):
         seed=0,
         splits=splits,
         attack_cfg={**attack_config(attack, args.de_bank), "eval": []},
+        banks=distractor_banks(),  # --de-bank auto: the DE bank of the training set, built and cached
     )
 
 
@@ -99,6 +103,7 @@ def run_ours(examples, args, attack: str = "none", adversary: str | None = None)
     from omegaconf import OmegaConf
 
     from robust_mrc.datamodules.qa import QADataModule
+    from robust_mrc.jobs.extractor import distractor_banks
     from robust_mrc.models import MultipleChoiceModule
     from robust_mrc.models.backbone import load_tokenizer
 
@@ -115,6 +120,7 @@ def run_ours(examples, args, attack: str = "none", adversary: str | None = None)
             seed=0,
             splits=splits,
             attack_cfg={**attack_config(attack, args.de_bank), "eval": []},
+            banks=distractor_banks(),
         )
         planner.setup("fit")
         epoch = planner.train_dataset(0)

@@ -36,3 +36,21 @@ def test_magnet_screening_composes_its_evaluation_config(tmp_path):
         "run/best.ckpt", "race_local", 10, 40, tmp_path / "cache", tmp_path / "out", ["eval_batch_size=8", "split=validation"]
     )
     assert cfg.magnet_screen.enabled and cfg.magnet_screen.max_pool == 40 and cfg.eval_batch_size == 8
+
+
+def test_train_throughput_reads_its_attack_configs_from_the_package():
+    bench = load("train_throughput")
+    for name in ("none", "mix", "charswap", "addsent", "augmented_option"):  # what its variants train with
+        cfg = bench.attack_config(name)
+        assert isinstance(cfg, dict) and cfg["name"] == name, name
+    mix = bench.attack_config("mix")
+    de = [s for specs in (mix.get("attacks_by_task") or {}).values() for s in specs if s["name"] == "distractor_extraction"]
+    assert de and all(s["params"]["bank"] == "none" for s in de)
+
+
+def test_the_startup_benchmark_times_the_commands_it_names():
+    bench = load("startup")
+    names = [name for name, _, _ in bench.commands()]
+    assert names == ["robust-mrc --help", "robust-mrc attacks list", "python train.py --help"]
+    for _, argv, target in bench.commands():
+        assert target in (1.0, 1.5) and argv[-1] in ("--help", "list")

@@ -152,7 +152,8 @@ def _read_or_build(out: Path, lock: Path, build: Callable[[], None], kind: str, 
 
 def de_keys(train_examples: Sequence, targets: Sequence, settings: DESettings) -> tuple[str, str]:
     """``(extractor key, bank key)`` of a DE bank (see the module doc)."""
-    from robust_mrc.evaluation.cache import examples_digest, fingerprint
+    from robust_mrc.core.digests import fingerprint
+    from robust_mrc.data.examples import examples_digest
 
     train_key = fingerprint(
         "de-extractor", examples_digest(train_examples), list(settings.overrides), settings.seed, code_digest(DE_TRAIN_CODE)
@@ -182,7 +183,7 @@ def _build_de(train: list, targets: list, settings: DESettings, extractor_dir: P
     """Run the DE build in a child process (see the module doc); raise :class:`BankError` if it fails."""
     import torch
 
-    from robust_mrc.evaluation.cache import example_to_dict
+    from robust_mrc.data.examples import example_to_dict
 
     extractor_dir.mkdir(parents=True, exist_ok=True)
     record = extractor_dir / "extractor.json"
@@ -302,9 +303,11 @@ def dg_bank(
     from robust_mrc.attacks.pools import write_bank
     from robust_mrc.banks.dg import build_dg_bank
     from robust_mrc.banks.stats import bank_stats
+    from robust_mrc.core.digests import fingerprint
+    from robust_mrc.core.files import file_digest
     from robust_mrc.core.journal import Journal
+    from robust_mrc.data.examples import examples_digest
     from robust_mrc.data.writers import atomic_write_json
-    from robust_mrc.evaluation.cache import examples_digest, file_digest, fingerprint
 
     generator = Path(generator)
     if not generator.is_file():

@@ -31,6 +31,7 @@ from omegaconf import DictConfig
 from robust_mrc.attacks.mc.distractors import filter_spans
 from robust_mrc.banks import BankError
 from robust_mrc.banks.span_data import query_example
+from robust_mrc.core import settings as S
 from robust_mrc.core.journal import Journal, file_identity
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.text import WORD_RE
@@ -138,11 +139,11 @@ class DESettings:
 
     overrides: tuple[str, ...] = ()
     seed: int = 42
-    top: int = 20
+    top: int = S.TOP
     name: str = "mc"
 
     @classmethod
-    def for_extractor(cls, model: str, epochs: int, max_length: int, batch_size: int, seed: int = 42, top: int = 20, name: str = "mc"):
+    def for_extractor(cls, model: str, epochs: int, max_length: int, batch_size: int, seed: int = 42, top: int = S.TOP, name: str = "mc"):
         """The settings of an extractor ``model`` (a ``robust_mrc/conf/model`` name) trained ``epochs`` epochs on
         windows of ``max_length`` tokens in batches of ``batch_size``."""
         overrides = (

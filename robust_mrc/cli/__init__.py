@@ -1,12 +1,12 @@
 """The ``robust-mrc`` command: every command line of the project, one subcommand each.
 
-    robust-mrc train [KEY=VALUE ...]              train a reader (as ``python train.py``)
-    robust-mrc evaluate ckpt_path=... [KEY=VALUE ...]   evaluate under attack (as ``python evaluate.py``)
-    robust-mrc attacks list|apply|stats|audit ... the attacks: list, attacked copies, statistics, validity audits
-    robust-mrc banks de|dg ...                    distractor banks made by the project's models
-    robust-mrc export ckpt=... out=...            a checkpoint as a Hugging Face model directory with its card
-    robust-mrc compare DIRS... [--ci]             training policy x test set over runs and evaluations
-    robust-mrc metrics DATA_FILE PREDICTIONS      score predictions as the official scripts do
+    robust-mrc train [KEY=VALUE ...]                   train a reader (as python train.py)
+    robust-mrc evaluate ckpt_path=... [KEY=VALUE ...]  evaluate under attack (as python evaluate.py)
+    robust-mrc attacks list|apply|stats|audit ...      the attacks: list, attacked copies, statistics, audits
+    robust-mrc banks de|dg ...                         distractor banks made by the project's models
+    robust-mrc export ckpt=... out=...                 a checkpoint as a Hugging Face model directory
+    robust-mrc compare DIRS... [--ci]                  training policy x test set over runs
+    robust-mrc metrics DATA_FILE PREDICTIONS           score predictions as the official scripts do
 
 ``train``, ``evaluate``, ``attacks``, ``banks`` and ``export`` read Hydra overrides (``KEY=VALUE``,
 ``--help``, ``--cfg job``) of the configs in ``robust_mrc/conf`` (:data:`robust_mrc.config.CONFIG_DIR`);

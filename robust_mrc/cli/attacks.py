@@ -73,7 +73,7 @@ from robust_mrc.attacks import list_attacks
 from robust_mrc.attacks.apply import AttackSpecError, attack_example, build_attack
 from robust_mrc.attacks.base import AttackUnavailable
 from robust_mrc.attacks.fidelity import attack_stats
-from robust_mrc.config import CONFIG_DIR
+from robust_mrc.core import settings as S
 from robust_mrc.data.examples import MCExample
 
 COMMANDS = ("list", "apply", "stats", "audit")
@@ -83,8 +83,8 @@ _HELP_FLAGS = ("-h", "--help", "help")
 
 
 def own_defaults() -> dict:
-    """The command's own keys and their defaults: ``args`` of ``robust_mrc/conf/attacks.yaml``."""
-    return OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "attacks.yaml").args)
+    """The command's own keys and their defaults (:class:`robust_mrc.core.settings.AttacksCommandSettings`)."""
+    return S.defaults(S.AttacksCommandSettings)
 
 
 def _arguments(cfg) -> tuple[dict, dict]:
@@ -356,7 +356,8 @@ def _export(
     and ``stats.json`` (:mod:`robust_mrc.export.hf_dataset`); ``stats`` gains the fingerprint, the
     counts and the checks."""
     from robust_mrc.attacks.resources import environment
-    from robust_mrc.evaluation.cache import examples_digest, fingerprint
+    from robust_mrc.core.digests import fingerprint
+    from robust_mrc.data.examples import examples_digest
     from robust_mrc.evaluation.suites import attacked_set_fingerprint
     from robust_mrc.export.hf_dataset import check_guarantees, dataset_card, write_dataset
     from robust_mrc.papers import PAPERS

@@ -82,7 +82,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from robust_mrc.attacks.pools import write_bank
 from robust_mrc.banks import BankError
@@ -90,8 +90,8 @@ from robust_mrc.banks.de import DESettings, build_de_bank, span_training_config
 from robust_mrc.banks.dg import generate_bank, load_generator_checkpoint
 from robust_mrc.banks.stats import bank_stats, collapse_warning, format_stats
 from robust_mrc.cli.common import hydra_command, run_command
-from robust_mrc.config import CONFIG_DIR
 from robust_mrc.config.checks import ConfigError, check_config
+from robust_mrc.core import settings as S
 from robust_mrc.core.journal import Journal, file_identity
 from robust_mrc.data.examples import MCExample
 from robust_mrc.data.sources import SPLITS
@@ -183,7 +183,7 @@ def _top(value) -> int:
 
 def own_keys() -> tuple[str, ...]:
     """The bank builder's own keys: those ``robust_mrc/conf/bank_de.yaml`` adds to ``robust_mrc/conf/config.yaml``."""
-    return tuple(k for k in OmegaConf.load(CONFIG_DIR / "bank_de.yaml") if k not in ("defaults", "hydra"))
+    return tuple(S.defaults(S.BankDESettings))
 
 
 def training_overrides(overrides: Sequence[str]) -> list[str]:

@@ -64,6 +64,63 @@ def remove_refused_run_dir() -> Path | None:
     return run_dir
 
 
+def app_help(config_name: str, argv: Sequence[str], job_name: str = "app", config_dir: str | Path = CONFIG_DIR) -> bool:
+    """For a command line asking for the app's help (``--help``, ``-h``; not ``--hydra-help``): print
+    the text Hydra's ``--help`` prints (the config's ``hydra.help`` template: header, the config
+    groups with their options, the composed config, footer) and return True; else False.
+
+    The same text as Hydra's, made with one copy of Hydra's config repository: Hydra's own lists each
+    group through a fresh deep copy of the whole repository, settings definitions included (about
+    4 s on 2 cores, most of ``python train.py --help``). ``job_name``: what Hydra calls the job (the
+    app's name in the help, unless the config names it)."""
+    import string
+
+    from hydra._internal.utils import get_args_parser
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.object_type import ObjectType
+    from omegaconf import OmegaConf, flag_override
+
+    parser = get_args_parser()
+    args = parser.parse_args(list(argv))
+    if not args.help or args.hydra_help:
+        return False
+    cfg = compose_config(config_dir, config_name, [*args.overrides, f"hydra.job.name={job_name}"], return_hydra_config=True)
+    template = str(cfg.hydra.help.template)  # its ${hydra.help.header} / footer resolved
+
+    from hydra import initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(Path(config_dir).resolve()), version_base="1.3"):
+        loader = GlobalHydra.instance().config_loader()
+        _, repo = loader._parse_overrides_and_create_caching_repo(config_name, list(args.overrides))
+
+        def groups(parent: str = "") -> list[str]:
+            found = []
+            for group in repo.get_group_options(parent, ObjectType.GROUP):
+                name = f"{parent}/{group}" if parent else group
+                if repo.get_group_options(name, ObjectType.CONFIG):
+                    found.append(name)
+                if repo.get_group_options(name, ObjectType.GROUP):
+                    found += groups(name)
+            return found
+
+        app_groups = "".join(
+            f"{g}: {', '.join(sorted(repo.get_group_options(g, ObjectType.CONFIG)))}\n"
+            for g in sorted(g for g in groups() if g != "hydra" and not g.startswith("hydra/"))
+        )
+    flags = "".join(f"{','.join(a.option_strings)} : {a.help}\n" for a in parser._actions if a.option_strings)
+    overrides_help = next((a.help for a in parser._actions if not a.option_strings), "")
+    with flag_override(cfg, ["struct", "readonly"], [False, False]):
+        del cfg["hydra"]
+    text = string.Template(template).safe_substitute(
+        FLAGS_HELP=flags + "Overrides : " + overrides_help,
+        APP_CONFIG_GROUPS=app_groups,
+        HYDRA_CONFIG_GROUPS="(--hydra-help lists them)",
+        CONFIG=OmegaConf.to_yaml(cfg, resolve=bool(args.resolve)),
+    )
+    print(text)
+    return True
+
+
 def hydra_command(task: Callable[[DictConfig], Any], config_name: str, argv: Sequence[str], config_dir: str | Path = CONFIG_DIR) -> None:
     """``task(cfg)`` under ``@hydra.main(config_path=config_dir, config_name=config_name)`` for the
     command-line arguments ``argv`` (overrides and Hydra's flags: ``--help``, ``--cfg job``, ...),
@@ -76,6 +133,8 @@ def hydra_command(task: Callable[[DictConfig], Any], config_name: str, argv: Seq
 
     argv = list(argv)
     args = get_args_parser().parse_args(argv)
+    if app_help(config_name, argv, config_name, config_dir):
+        return
     if not (args.multirun or args.config_path or args.config_dir or args.experimental_rerun or args.shell_completion):
         compose_config(config_dir, args.config_name or config_name, args.overrides)
 

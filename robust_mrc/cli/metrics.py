@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from robust_mrc.core.errors import run_with_one_line_errors
-from robust_mrc.metrics import get_scorer
+from robust_mrc.metrics import span_metric
 from robust_mrc.metrics.adversarial import adversarial_scores, original_id
 from robust_mrc.metrics.data_file import ScoringInputError, read_predictions, read_references
 
@@ -85,7 +85,7 @@ def score(data_file: str, predictions_file: str, metric: str | None = None, adve
         _note(f"{extra} of {len(predictions)} predicted ids are not questions of {data_file}; they are ignored")
     if adversarial:
         return adversarial_scores(predictions, references, metric)
-    return get_scorer(metric).scores(predictions, references)
+    return span_metric(metric).scores(predictions, references)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

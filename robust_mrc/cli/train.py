@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import hydra
 from omegaconf import DictConfig
 
-from robust_mrc.cli.common import refuse_hydra_settings_in_sweep, run_command
+from robust_mrc.cli.common import app_help, refuse_hydra_settings_in_sweep, run_command
 from robust_mrc.config import CONFIG_DIR
 from robust_mrc.config.compose import register_resolvers
 
@@ -36,6 +36,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     run_command(refuse_hydra_settings_in_sweep, argv)  # before Hydra reads them
     register_resolvers()
+    if run_command(app_help, "config", argv, "train"):  # Hydra's --help text, without its seconds of listing
+        return
     saved = sys.argv
     sys.argv = [saved[0] if saved else "train", *argv]  # what @hydra.main reads
     try:

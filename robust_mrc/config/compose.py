@@ -29,10 +29,12 @@ def register_resolvers() -> None:
     register()
 
 
-def compose_config(config_dir: str | Path | None, config_name: str, overrides: Sequence[str]) -> DictConfig:
+def compose_config(
+    config_dir: str | Path | None, config_name: str, overrides: Sequence[str], return_hydra_config: bool = False
+) -> DictConfig:
     """``<config_dir>/<config_name>.yaml`` (``config_dir`` None: the package's configs) with
     ``overrides``, composed with Hydra's compose API as ``@hydra.main`` composes it (without the
-    ``hydra`` node); a mistake in an override or a config is a
+    ``hydra`` node unless ``return_hydra_config``); a mistake in an override or a config is a
     :class:`~robust_mrc.core.errors.ConfigError` with Hydra's message in one line."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
@@ -48,7 +50,7 @@ def compose_config(config_dir: str | Path | None, config_name: str, overrides: S
         GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(Path(config_dir).resolve()), version_base="1.3"):
-            return compose(config_name=config_name, overrides=list(overrides))
+            return compose(config_name=config_name, overrides=list(overrides), return_hydra_config=return_hydra_config)
     except (HydraException, OmegaConfBaseException) as err:
         problem = composition_problem(err)
         if isinstance(err, OverrideParseException):

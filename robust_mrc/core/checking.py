@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from robust_mrc.core import settings as S
 
@@ -112,6 +112,18 @@ class Checker:
             return
         self.bad(key, v, "one of " + ", ".join(map(str, choices)) + (" or null" if null else ""))
 
+    def subset(self, key: str, choices) -> None:
+        """A list whose every item is one of ``choices`` (``[]``: none)."""
+        v = self.value(key)
+        if not self.has(key) or v is None:
+            return
+        if isinstance(v, str) or not isinstance(v, (list, tuple, ListConfig)):
+            self.bad(key, v, "a list of " + ", ".join(map(str, choices)) + " (e.g. [" + ",".join(map(str, choices[:2])) + "]; [] = none)")
+            return
+        unknown = [item for item in v if item not in choices]
+        if unknown:
+            self.bad(key, list(v), f"items of {', '.join(map(str, choices))} ({', '.join(map(str, unknown))} is none of them)")
+
     def text(self, key: str) -> None:
         v = self.value(key)
         if v is not None and not isinstance(v, str):
@@ -148,6 +160,8 @@ def check_settings(checker: Checker, cls: type, prefix: str = "") -> None:
             checker.text(key)
         elif kind == "choice":
             checker.choice(key, choices(meta["choices"]), null=null, as_text=bool(meta.get("as_text")))
+        elif kind == "subset":
+            checker.subset(key, choices(meta["choices"]))
 
 
 def check_task(c: Checker, name: str, prefix: str = "task.") -> None:

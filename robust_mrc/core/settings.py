@@ -208,7 +208,12 @@ class EvalSettings:
     )
     wandb: bool = setting(False, "true: log the report table and plots to a W&B run (offline unless WANDB_MODE=online)", "bool")
     wandb_project: str = setting("robust-mrc", "the W&B project of that run", "text")
-    diagnostics: list = setting(["confidence", "error_analysis", "pq_remove", "dpr"], "any of these; [] = none")
+    diagnostics: list = setting(
+        ["confidence", "error_analysis", "pq_remove", "dpr"],
+        "any of these; [] = none",
+        "subset",
+        choices="robust_mrc.evaluation.diagnose:KNOWN",
+    )
     confidence_threshold: float = setting(
         0.9, '"high confidence" for the high-confidence error rate', "number", lo=0.0, hi=1.0, lo_open=True
     )
@@ -411,6 +416,112 @@ class AttackSettings:
 
 # the groups whose options start from a definition here: Hydra group -> definition
 GROUPS: dict[str, type] = {"model": ModelSettings, "data": DataSettings, "attack": AttackSettings}
+
+
+# ---------------------------------------------------------------------------------------------
+# the tool commands' own keys: robust-mrc export / attacks / banks de / banks dg
+# ---------------------------------------------------------------------------------------------
+
+#: the n-best spans (or ranked options) walked per question: the paper's 20 (Si et al. 2021; Lin, Zou & Ding 2021)
+TOP = 20
+
+
+@dataclass
+class ExportSettings:
+    """``robust-mrc export``: the keys of ``robust_mrc/conf/export.yaml``."""
+
+    ckpt: str | None = setting(None, "the checkpoint (RUN/checkpoints/best.ckpt); required", "text")
+    out: str | None = setting(None, "the model directory to write; required", "text")
+    report: str | None = setting(None, "an evaluation's report.json: its table goes into the model card too", "text")
+    overwrite: bool = setting(False, "true: replace an existing out", "bool")
+    trust_remote_code: bool = setting(False, "true: the checkpoint's model directory may run its own code (HF auto_map)", "bool")
+
+
+@dataclass
+class AttacksCommandSettings:
+    """``robust-mrc attacks``: its own keys (``args`` of ``robust_mrc/conf/attacks.yaml``; the
+    attack's parameters are ``params``). Checked by the command (:mod:`robust_mrc.cli.attacks`), which
+    also takes them as a mapping spelled as on the command line."""
+
+    attack: str | None = setting(None, "the attack's name (`list` shows them); apply and stats need it")
+    data: str | None = setting(None, "the data (race_jsonl, race_original, dream, squad, hf_dataset: detected); apply and stats need it")
+    out: str | None = setting(
+        None,
+        "apply: the attacked file, or directory with format=hf (needed); stats: also write the statistics there; "
+        "audit: the new directory of the sheet (needed)",
+    )
+    task: str | None = setting(None, "mc | span; null = the data's (list: every task's attacks)")
+    seed: int = setting(0, "the seed of the attack's draws (each example's draw hashes seed, epoch and id)")
+    epoch: int = setting(0, "the epoch of the draws (a training run's attacked copy of epoch k: epoch=k)")
+    limit: int | None = setting(None, "the first N examples of data; null = all")
+    sample: int | None = setting(
+        None, "stats: a random sample of N examples (of the first `limit`): random.Random(sample_seed).sample; null = all"
+    )
+    sample_seed: int = setting(0, "stats: the seed of that sample")
+    format: str | None = setting(None, "apply: the output format (race_jsonl | race_original | dream | squad | hf); null = the input's")
+    split: str = setting("test", "apply format=hf: the dataset's split (train | validation | test)")
+    pool_data: str | None = setting(
+        None, "data whose examples pool and bank attacks draw on, and the fingerprint names (an evaluation's training split); null = data"
+    )
+    pool_limit: int | None = setting(None, "the first N examples of pool_data (an evaluation's data.limit); null = all")
+    stats: str | None = setting(None, "apply: the statistics file; null = <out>.stats.json (format=hf: <out>/stats.json)")
+    keep_failed: bool = setting(True, "apply: keep the examples the attack cannot change, as they are (false: drop them)")
+    strict: bool = setting(True, "a bad record in data is an error (false: skipped and counted)")
+    ckpt: str | None = setting(
+        None,
+        "apply: search against this model: a checkpoint, a Hugging Face model directory or hub name "
+        "(addany, addcommon; span addsent, addonesent, addsentmod)",
+    )
+    batch_size: int = setting(32, "apply with ckpt: examples per forward pass")
+    precision: str = setting("32", "apply with ckpt: 32 | bf16 (bfloat16 autocast: faster on CPUs with AVX512-BF16)")
+    n: int = setting(50, "audit: the attacked rows of the sheet")
+    controls: int | None = setting(None, "audit: the unattacked control rows mixed in; null = 10 % of n, at least 5")
+    sheet: str | None = setting(None, "audit score: the filled sheet (sheet.csv)")
+    key: str | None = setting(None, "audit score: the sheet's key; null = key.json beside the sheet")
+
+
+@dataclass
+class BankDESettings:
+    """``robust-mrc banks de``: the keys ``robust_mrc/conf/bank_de.yaml`` adds to ``config.yaml``
+    (checked by :mod:`robust_mrc.cli.banks`)."""
+
+    out: str | None = setting(None, 'the bank file (JSONL: {"id": ..., "distractors": [...]}); required')
+    stats: str | None = setting(None, "its statistics (JSON); null = <out>.stats.json")
+    ckpt: str | None = setting(
+        None, "a span checkpoint: skips the extractor's training (after a crash: WORK_DIR/train/checkpoints/best.ckpt)"
+    )
+    splits: Any = setting(None, "the questions the bank covers, e.g. [test] or train,test; null = every split with examples")
+    top: int = setting(TOP, "the n-best spans walked per question (the paper's 20)")
+    work_dir: str | None = setting(
+        None, "the span data (span_data/) and the extractor's run (train/); null = out without its suffix + .work"
+    )
+
+
+@dataclass
+class BankDGSettings:
+    """``robust-mrc banks dg``: the keys ``robust_mrc/conf/bank_dg.yaml`` adds to ``config.yaml``
+    (checked by :mod:`robust_mrc.cli.banks`)."""
+
+    out: str | None = setting(None, 'the bank file (JSONL: {"id": ..., "distractors": [...]}); required')
+    stats: str | None = setting(None, "its statistics (JSON); null = <out>.stats.json")
+    ckpt: str | None = setting(None, "a task=dg checkpoint: skips training (loaded weights-only, like evaluate.py)")
+    splits: list = setting(["train", "validation", "test"], "the questions the bank covers (ids must be unique across them)")
+    beams: int = setting(50, "beam size k; every beam is returned and the selection walks them")
+    n: int | None = setting(None, "distractors per question; null = the question's number of wrong options")
+    max_similarity: float = setting(0.5, "keep a later beam only when its token Jaccard similarity to every kept one is below this")
+    exclude_options: bool = setting(False, "true: never keep a beam equal to one of the question's own wrong options (always: the answer)")
+    gen_batch_size: int = setting(8, "questions per beam search (each is expanded to `beams` hypotheses)")
+    device: str = setting("auto", "auto (cuda when available) | cpu | cuda")
+    trust_remote_code: bool = setting(False, "true: the generator's model directory may run its own code (HF auto_map)")
+
+
+#: the tool commands' settings: ConfigStore name -> definition (robust_mrc.config.schema.register)
+COMMAND_SETTINGS: dict[str, type] = {
+    "export_settings": ExportSettings,
+    "attacks_settings": AttacksCommandSettings,
+    "bank_de_settings": BankDESettings,
+    "bank_dg_settings": BankDGSettings,
+}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,6 +13,9 @@ that reports and W&B sample tables can show it.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 MIN_OPTIONS = 2
@@ -107,3 +110,30 @@ class SpanExample:
 
 
 Example = MCExample | SpanExample
+
+
+# ----------------------------------------------------------------------------- serialisation
+def example_to_dict(ex: MCExample | SpanExample) -> dict:
+    """An example as a JSON-able dict (its kind under ``type``); :func:`example_from_dict` reads it back."""
+    d = dataclasses.asdict(ex)
+    d["type"] = "mc" if isinstance(ex, MCExample) else "span"
+    return d
+
+
+def example_from_dict(d: dict) -> MCExample | SpanExample:
+    d = dict(d)
+    kind = d.pop("type")
+    edits = tuple(Edit(**e) for e in d.pop("edits", ()))
+    if kind == "mc":
+        return MCExample(**d, edits=edits)
+    answers = tuple(Answer(**a) for a in d.pop("answers"))
+    return SpanExample(**d, answers=answers, edits=edits)
+
+
+def examples_digest(examples: Iterable[MCExample | SpanExample]) -> str:
+    """A digest of ``examples`` (content and order): what cache keys record of a set of examples."""
+    h = hashlib.blake2b(digest_size=12)
+    for ex in examples:
+        h.update(json.dumps(example_to_dict(ex), sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()

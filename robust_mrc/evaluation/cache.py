@@ -21,86 +21,31 @@ Layout under ``cache_dir``::
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import hashlib
 import io
 import json
 import logging
 import zlib
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from robust_mrc.core.files import file_digest
-from robust_mrc.data.examples import Answer, Edit, MCExample, SpanExample
+from robust_mrc.core.digests import fingerprint
+from robust_mrc.data.examples import example_from_dict, example_to_dict
 from robust_mrc.data.writers import atomic_write_bytes, write_problem
 
 log = logging.getLogger(__name__)
 
-CACHE_VERSION = 1  # bump when the meaning of a cached entry changes
 
 # what reading a damaged entry raises: truncated gzip (EOFError), bad deflate data (zlib.error),
 # bad magic (gzip.BadGzipFile, an OSError), bad JSON / npy header (ValueError), a wrong shape
 DAMAGED = (OSError, EOFError, zlib.error, ValueError, KeyError, TypeError)
 
 
-def _digest(data: bytes, size: int = 12) -> str:
-    return hashlib.blake2b(data, digest_size=size).hexdigest()
-
-
-def _canonical(obj: Any) -> Any:
-    """JSON-able form of config values; a string naming an existing file stands for its content."""
-    if isinstance(obj, dict) or hasattr(obj, "items"):
-        return {str(k): _canonical(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
-    if isinstance(obj, (list, tuple)):
-        return [_canonical(v) for v in obj]
-    if isinstance(obj, str) and len(obj) < 4096 and ("/" in obj or "." in obj):
-        try:
-            if Path(obj).is_file():
-                return {"file_digest": file_digest(obj)}  # content, not where it lies
-        except OSError:
-            pass
-    if obj is None or isinstance(obj, (bool, int, float, str)):
-        return obj
-    return repr(obj)
-
-
-def fingerprint(*parts: Any) -> str:
-    """A short stable digest of ``parts`` (config values, digests, names)."""
-    text = json.dumps([CACHE_VERSION, *(_canonical(p) for p in parts)], sort_keys=True, ensure_ascii=False)
-    return _digest(text.encode("utf-8"))
-
-
-# ----------------------------------------------------------------------------- examples
-def example_to_dict(ex: MCExample | SpanExample) -> dict:
-    d = dataclasses.asdict(ex)
-    d["type"] = "mc" if isinstance(ex, MCExample) else "span"
-    return d
-
-
-def example_from_dict(d: dict) -> MCExample | SpanExample:
-    d = dict(d)
-    kind = d.pop("type")
-    edits = tuple(Edit(**e) for e in d.pop("edits", ()))
-    if kind == "mc":
-        return MCExample(**d, edits=edits)
-    answers = tuple(Answer(**a) for a in d.pop("answers"))
-    return SpanExample(**d, answers=answers, edits=edits)
-
-
-def examples_digest(examples: Iterable[MCExample | SpanExample]) -> str:
-    h = hashlib.blake2b(digest_size=12)
-    for ex in examples:
-        h.update(json.dumps(example_to_dict(ex), sort_keys=True, ensure_ascii=False).encode("utf-8"))
-        h.update(b"\n")
-    return h.hexdigest()
-
-
 def set_digest(entry: str, body: bytes) -> str:
     """The digest a cached set's file carries: of its JSON lines and its entry name
     (``<set name>-<fingerprint>``), so neither another set nor another entry's file passes for it."""
-    return _digest(entry.encode("utf-8") + b"\n" + body)
+    return hashlib.blake2b(entry.encode("utf-8") + b"\n" + body, digest_size=12).hexdigest()
 
 
 def check_set_digest(entry: str, header: Any, body: bytes) -> None:

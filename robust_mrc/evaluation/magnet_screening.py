@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from robust_mrc.attacks.pools import OptionPool, passage_key, resolve_pool
-from robust_mrc.data.examples import MAX_OPTIONS, MCExample
+from robust_mrc.core.digests import fingerprint
+from robust_mrc.data.examples import MAX_OPTIONS, MCExample, examples_digest
 from robust_mrc.data.text import normalize
 from robust_mrc.diagnostics.interference import interference_scores, plot_sorted_scores, pool_admissible_mask, rank_pool, write_ranked_pool
-from robust_mrc.evaluation.cache import examples_digest, fingerprint
 
 log = logging.getLogger(__name__)
 

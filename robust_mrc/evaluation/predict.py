@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from robust_mrc.evaluation.cache import DiskCache, fingerprint, model_key
+from robust_mrc.core.digests import fingerprint
+from robust_mrc.evaluation.cache import DiskCache, model_key
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from robust_mrc.attacks.search import SearchGroup
 from robust_mrc.core.journal import Journal
-from robust_mrc.evaluation.cache import example_from_dict, example_to_dict
+from robust_mrc.data.examples import example_from_dict, example_to_dict
 
 log = logging.getLogger(__name__)
 

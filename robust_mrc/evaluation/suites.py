@@ -49,8 +49,10 @@ from typing import Any
 from robust_mrc.attacks.apply import AttackSpecError, attack_examples, attacks_code_digest, build_attack
 from robust_mrc.attacks.resources import environment
 from robust_mrc.attacks.search import run_search, searches
+from robust_mrc.core.digests import fingerprint
 from robust_mrc.core.errors import UserError
-from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
+from robust_mrc.data.examples import examples_digest
+from robust_mrc.evaluation.cache import DiskCache
 from robust_mrc.evaluation.search_journal import SearchJournal
 
 log = logging.getLogger(__name__)

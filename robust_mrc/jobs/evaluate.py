@@ -26,12 +26,14 @@ from omegaconf import DictConfig, OmegaConf
 
 from robust_mrc.attacks.base import BankMaker
 from robust_mrc.config.checks import check_config
+from robust_mrc.core.digests import fingerprint
 from robust_mrc.core.errors import UserError
+from robust_mrc.data.examples import examples_digest
 from robust_mrc.data.sources import load_splits
 from robust_mrc.data.writers import atomic_write_json, atomic_write_text
 from robust_mrc.datamodules.qa import make_collator, prediction_loader
 from robust_mrc.datamodules.span import resolve_span_task
-from robust_mrc.evaluation.cache import DiskCache, examples_digest, fingerprint
+from robust_mrc.evaluation.cache import DiskCache
 from robust_mrc.evaluation.diagnose import run_diagnostics
 from robust_mrc.evaluation.ensemble import combine_records, ensemble_method
 from robust_mrc.evaluation.predict import Predictor

@@ -66,8 +66,8 @@ def build_requested_bank(request_path: str) -> int:
     from robust_mrc.attacks.pools import write_bank
     from robust_mrc.banks.de import DESettings, build_de_bank
     from robust_mrc.banks.stats import bank_stats
+    from robust_mrc.data.examples import example_from_dict
     from robust_mrc.data.writers import atomic_write_json
-    from robust_mrc.evaluation.cache import example_from_dict
 
     logging.basicConfig(level=logging.INFO, format="[%(name)s] %(message)s", stream=sys.stdout, force=True)
     req = json.loads(Path(request_path).read_text())

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from robust_mrc.metrics.common import SpanScorer, corpus_scores
+from robust_mrc.metrics.common import SpanMetric, corpus_scores
 from robust_mrc.metrics.dureader import DUREADER, dureader_scores
 from robust_mrc.metrics.squad import SQUAD_V1, SQUAD_V2, normalize_answer, squad_scores, squad_v1_scores, squad_v2_scores
 
@@ -26,11 +26,11 @@ __all__ = [
     "METRIC_ALIASES",
     "SCORERS",
     "SPAN_METRICS",
-    "SpanScorer",
+    "SpanMetric",
     "answer_key",
     "corpus_scores",
     "dureader_scores",
-    "get_scorer",
+    "span_metric",
     "get_span_metric",
     "normalize_answer",
     "question_exact_match",
@@ -40,7 +40,7 @@ __all__ = [
     "squad_v2_scores",
 ]
 
-SCORERS: dict[str, SpanScorer] = {s.name: s for s in (SQUAD_V1, SQUAD_V2, DUREADER)}
+SCORERS: dict[str, SpanMetric] = {s.name: s for s in (SQUAD_V1, SQUAD_V2, DUREADER)}
 #: other names accepted for a scorer
 METRIC_ALIASES: dict[str, str] = {"squad": "squad_v1"}
 
@@ -53,7 +53,7 @@ SPAN_METRICS: dict[str, Callable[..., dict[str, float]]] = {
 }
 
 
-def get_scorer(name: str) -> SpanScorer:
+def span_metric(name: str) -> SpanMetric:
     """The scorer called ``name`` (``squad_v1``/``squad``, ``squad_v2`` or ``dureader``)."""
     try:
         return SCORERS[METRIC_ALIASES.get(name, name)]
@@ -63,24 +63,24 @@ def get_scorer(name: str) -> SpanScorer:
 
 def get_span_metric(name: str) -> Callable[..., dict[str, float]]:
     """The corpus scorer called ``name``: ``(predictions, references) -> {"exact_match": %, "f1": %}``."""
-    get_scorer(name)  # the error message for unknown names
+    span_metric(name)  # the error message for unknown names
     return SPAN_METRICS[name]
 
 
 def question_exact_match(metric: str, pred: str, golds: Sequence[str] | str) -> float:
     """The EM (0.0 or 1.0) of one prediction against its gold texts under ``metric``, with that
     scorer's rules for empty and unscorable golds (squad: no gold means ``[""]``; dureader: 0)."""
-    return get_scorer(metric).exact_match(str(pred), _golds(golds))
+    return span_metric(metric).exact_match(str(pred), _golds(golds))
 
 
 def question_f1(metric: str, pred: str, golds: Sequence[str] | str) -> float:
     """The F1 in [0, 1] of one prediction against its gold texts under ``metric``."""
-    return get_scorer(metric).f1(str(pred), _golds(golds))
+    return span_metric(metric).f1(str(pred), _golds(golds))
 
 
 def answer_key(metric: str) -> Callable[[str], str]:
     """``answer -> comparable key`` of ``metric``: two answers with the same key get the same EM."""
-    return get_scorer(metric).normalize
+    return span_metric(metric).normalize
 
 
 def _golds(golds: Sequence[str] | str | None) -> list[str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from robust_mrc.metrics import get_scorer
+from robust_mrc.metrics import span_metric
 from robust_mrc.metrics.common import question_scores
 
 __all__ = ["adversarial_scores", "choose_adversaries", "grouped_scores", "original_id"]
@@ -103,6 +103,6 @@ def adversarial_scores(
     ``references``: ``{id: gold texts}`` in the data file's order (the order breaks F1 ties);
     ``metric``: the per-question scorer (Jia & Liang used SQuAD v1.1).
     """
-    scorer = get_scorer(metric)
+    scorer = span_metric(metric)
     scores = question_scores(predictions, references, scorer.exact_match, scorer.f1)
     return {**scorer.scores(predictions, references), **grouped_scores(references, scores, original_of)}

@@ -1,4 +1,4 @@
-"""What every span scorer shares: the :class:`SpanScorer` record and corpus averaging.
+"""What every span metric shares: the :class:`SpanMetric` record and corpus averaging.
 
 A scorer scores one question from its prediction and its gold answer texts (``em``, ``f1``: 0/1
 and [0, 1]); :func:`corpus_scores` turns those into the official scripts' corpus figures:
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["QuestionScore", "SpanScorer", "corpus_scores", "gold_list", "question_scores"]
+__all__ = ["QuestionScore", "SpanMetric", "corpus_scores", "gold_list", "question_scores"]
 
 #: ``(prediction, gold answer texts) -> score`` of one question
 QuestionScore = Callable[[str, Sequence[str]], float]
@@ -24,7 +24,7 @@ References = Mapping[str, Iterable[str] | str]
 
 
 @dataclass(frozen=True)
-class SpanScorer:
+class SpanMetric:
     """One official scorer: per-question EM and F1, the answer normalization its EM compares.
 
     ``normalize(a) == normalize(b)`` is exactly when the scorer's EM of ``a`` against the gold

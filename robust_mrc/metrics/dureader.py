@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from robust_mrc.metrics.common import SpanScorer, corpus_scores
+from robust_mrc.metrics.common import SpanMetric, corpus_scores
 
 __all__ = [
     "CJK_RANGES",
@@ -138,7 +138,7 @@ def _question_f1(pred: str, golds: Sequence[str]) -> float:
     return max((f1(pred, g) for g in golds), default=0.0)
 
 
-DUREADER = SpanScorer("dureader", "DuReader_robust evaluate.py", _question_em, _question_f1, normalize_dureader)
+DUREADER = SpanMetric("dureader", "DuReader_robust evaluate.py", _question_em, _question_f1, normalize_dureader)
 
 
 def dureader_scores(predictions: Mapping[str, str], references: Mapping[str, Iterable[str] | str]) -> dict[str, float]:

@@ -11,7 +11,7 @@ HasAns / NoAns breakdown.
   answering no question at all is best the threshold returned lies just below the smallest ``d``
   (the script returns 0.0 there, which answers some).
 * :func:`tune_threshold` -- the same from predictions: span answers, score differences, gold
-  answers, scored by the task's scorer (:func:`robust_mrc.metrics.get_scorer`).
+  answers, scored by the task's scorer (:func:`robust_mrc.metrics.span_metric`).
 * :func:`has_ans_no_ans` -- ``HasAns_em``, ``HasAns_f1`` (questions with a gold answer) and
   ``NoAns_em``, ``NoAns_f1`` (questions without), in percent, as ``evaluate-v2.0.py`` reports
   ``HasAns_exact`` / ``HasAns_f1`` / ``NoAns_exact`` / ``NoAns_f1``; a group without questions is
@@ -55,9 +55,9 @@ def tune_threshold(
     texts}``; unanswerable: ``[]``): ``span_answers[id]`` is the best span, ``diffs[id]`` its
     null score minus its span score; F1 by ``metric``'s scorer. A question without a prediction
     scores 0 either way."""
-    from robust_mrc.metrics import get_scorer
+    from robust_mrc.metrics import span_metric
 
-    scorer = get_scorer(metric)
+    scorer = span_metric(metric)
     ids = [i for i in references if i in span_answers]
     golds = {i: [str(g) for g in references[i]] for i in ids}
     answered = [scorer.f1(span_answers[i], golds[i]) for i in ids]
@@ -69,9 +69,9 @@ def tune_threshold(
 def has_ans_no_ans(predictions: Mapping[str, str], references: Mapping[str, Iterable[str]], metric: str = "squad_v2") -> dict[str, float]:
     """``HasAns_em/f1`` and ``NoAns_em/f1`` (percent) over the questions of ``references`` with
     and without gold answers; a group without questions is left out."""
-    from robust_mrc.metrics import get_scorer
+    from robust_mrc.metrics import span_metric
 
-    scorer = get_scorer(metric)
+    scorer = span_metric(metric)
     refs = {i: [str(g) for g in golds] for i, golds in references.items()}
     out: dict[str, float] = {}
     for name, group in (("HasAns", {i: g for i, g in refs.items() if g}), ("NoAns", {i: g for i, g in refs.items() if not g})):

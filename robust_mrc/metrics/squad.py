@@ -37,7 +37,7 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from robust_mrc.metrics.common import SpanScorer, corpus_scores
+from robust_mrc.metrics.common import SpanMetric, corpus_scores
 
 __all__ = [
     "SQUAD_V1",
@@ -119,8 +119,8 @@ def _v2_f1(pred: str, golds: Sequence[str]) -> float:
     return max(f1_v2(pred, g) for g in _v2_golds(golds))
 
 
-SQUAD_V1 = SpanScorer("squad_v1", "SQuAD evaluate-v1.1.py", _v1_em, _v1_f1, normalize_answer)
-SQUAD_V2 = SpanScorer("squad_v2", "SQuAD evaluate-v2.0.py", _v2_em, _v2_f1, normalize_answer)
+SQUAD_V1 = SpanMetric("squad_v1", "SQuAD evaluate-v1.1.py", _v1_em, _v1_f1, normalize_answer)
+SQUAD_V2 = SpanMetric("squad_v2", "SQuAD evaluate-v2.0.py", _v2_em, _v2_f1, normalize_answer)
 
 _References = Mapping[str, Iterable[str] | str]
 

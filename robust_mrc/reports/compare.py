@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from omegaconf import OmegaConf
@@ -39,6 +40,63 @@ from robust_mrc.reports.tables import format_table
 
 class CompareError(UserError, ValueError):
     """A directory or file the comparison cannot use; the message names it."""
+
+
+@dataclass
+class SetResult:
+    """One set's results in one run at one stage: its metrics (``acc``, ``f1``, ...), their 95 %
+    intervals (evaluation reports), where its per-question records lie and which scorer reads them,
+    and whether the evaluation marked it as a cue probe."""
+
+    metrics: dict[str, float] = field(default_factory=dict)
+    ci: dict[str, tuple[float, float]] = field(default_factory=dict)
+    records: Path | None = None
+    scorer: str = "squad_v1"
+    probe: bool = False
+
+
+@dataclass
+class RunResult:
+    """A row of the comparison: what trained the model (``name``), its task, the run directory's
+    name (``label``) and its results per stage (``val`` / ``test``) and set (``clean`` and the
+    attacked sets)."""
+
+    name: str
+    task: str
+    label: str
+    stages: dict[str, dict[str, SetResult]] = field(default_factory=dict)
+
+    @classmethod
+    def from_metrics(cls, name: str, task: str, metrics: dict, label: str | None = None) -> RunResult:
+        """The results of a training run's ``metrics.json`` (``val/acc``, ``test/addsent/acc``, ...;
+        other keys are not results of a set)."""
+        run = cls(name, task, label if label is not None else name)
+        for key, value in metrics.items():
+            parts = str(key).split("/")
+            if len(parts) not in (2, 3) or not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue
+            stage, set_name, metric = (parts[0], "clean", parts[1]) if len(parts) == 2 else parts
+            run.set(stage, set_name).metrics[metric] = value
+        return run
+
+    def set(self, stage: str, set_name: str) -> SetResult:
+        """The results of ``set_name`` at ``stage`` (made empty when missing)."""
+        return self.stages.setdefault(stage, {}).setdefault(set_name, SetResult())
+
+    def sets(self, stage: str) -> dict[str, SetResult]:
+        return self.stages.get(stage, {})
+
+    def stage_of(self, metric: str, stage: str | None = None) -> str:
+        """``stage``, else ``test`` when the run has a clean test ``metric``, else ``val``."""
+        return stage or ("test" if metric in self.sets("test").get("clean", SetResult()).metrics else "val")
+
+    def records_stage(self) -> str:
+        return "test" if self.stages.get("test") else "val"
+
+    def merge(self, other: RunResult) -> None:
+        """``other``'s sets join these (a set in both: ``other``'s wins)."""
+        for stage, sets in other.stages.items():
+            self.stages.setdefault(stage, {}).update(sets)
 
 
 def _read_json(path: Path, what: str) -> dict:
@@ -104,32 +162,29 @@ def read_report(run_dir: str | Path) -> dict:
     return report
 
 
-def load_evaluation(run_dir: str | Path, ci: bool = False, report: dict | None = None) -> list[tuple[str, str, dict, str]]:
-    """(row name, task, metrics, training run's directory name) per model of an evaluation
-    directory (``report.json``, or ``report`` already read from it)."""
+def load_evaluation(run_dir: str | Path, ci: bool = False, report: dict | None = None) -> list[RunResult]:
+    """One :class:`RunResult` per model of an evaluation directory (``report.json``, or ``report``
+    already read from it), named after the training run of its checkpoint; ``ci``: with intervals."""
     report = report if report is not None else read_report(run_dir)
     stage = "val" if report["split"] == "validation" else report["split"]
     scorer = report.get("metric", "squad_v1")  # the span scorer (a report that names none: SQuAD's)
     rows = []
     for model, entry in report["models"].items():
         ckpt = entry.get("ckpt") if isinstance(entry.get("ckpt"), str) else None
-        metrics: dict = {}
+        run = RunResult(_training_name(ckpt, model), report["task"], _run_label(ckpt, model))
         for set_name, m in entry["sets"].items():
-            prefix = f"{stage}/" if set_name == "clean" else f"{stage}/{set_name}/"
+            result = run.set(stage, set_name)
             for key, value in m.items():
-                if isinstance(value, (int, float)):
-                    metrics[prefix + key] = value
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    result.metrics[key] = value
                 elif ci and key == "ci95":  # {metric: [lo, hi]}, or [lo, hi] of the primary metric
                     value = value if isinstance(value, dict) else {report["primary"]: value}
-                    metrics.update({f"{prefix}{k}~ci": v for k, v in value.items()})
-        for set_name in entry["sets"]:  # where the per-question records lie (for --against); cue probes
-            if (report.get("sets") or {}).get(set_name, {}).get("probe"):
-                metrics[f"{stage}/{set_name}~probe"] = True
-            metrics[f"{stage}/{set_name}~records"] = (
-                str(Path(run_dir) / "predictions" / model.replace("/", "__") / f"{set_name}.json"),
-                scorer,
-            )
-        rows.append((_training_name(ckpt, model), report["task"], metrics, _run_label(ckpt, model)))
+                    result.ci.update({k: tuple(v) for k, v in value.items()})
+            # where the per-question records lie (for --against, --by-clean); cue probes
+            result.probe = bool((report.get("sets") or {}).get(set_name, {}).get("probe"))
+            result.records = Path(run_dir) / "predictions" / model.replace("/", "__") / f"{set_name}.json"
+            result.scorer = scorer
+        rows.append(run)
     return rows
 
 
@@ -139,16 +194,16 @@ def _run_label(ckpt: str | None, default: str) -> str:
     return Path(ckpt).parent.parent.name if ckpt and ckpt.endswith(".ckpt") else default
 
 
-def merge_evaluations(loaded: list[tuple[str, str, dict, str]]) -> list[tuple[str, str, dict, str]]:
+def merge_evaluations(loaded: list[RunResult]) -> list[RunResult]:
     """One row per training run: the sets of several evaluation directories of one checkpoint
     (one run directory) join in one row (a later directory's value of a set wins)."""
-    merged: dict[tuple[str, str], tuple[str, str, dict, str]] = {}
-    for name, task, metrics, label in loaded:
-        key = (name, label)
+    merged: dict[tuple[str, str], RunResult] = {}
+    for run in loaded:
+        key = (run.name, run.label)
         if key in merged:
-            merged[key][2].update(metrics)
+            merged[key].merge(run)
         else:
-            merged[key] = (name, task, dict(metrics), label)
+            merged[key] = RunResult(run.name, run.task, run.label, {st: dict(sets) for st, sets in run.stages.items()})
     return list(merged.values())
 
 
@@ -159,8 +214,8 @@ def distinct_names(names: list[str], labels: list[str]) -> list[str]:
     return [f"{n} [{label}]" if counts[n] > 1 else n for n, label in zip(names, labels)]
 
 
-def load_run(run_dir: str | Path) -> tuple[str, str, dict, str]:
-    """(row name, task, metrics, directory name) of a training run directory."""
+def load_run(run_dir: str | Path) -> RunResult:
+    """The results of a training run directory (``metrics.json``, named by its ``config.yaml``)."""
     run_dir = Path(run_dir)
     metrics_path = run_dir / "metrics.json"
     if not run_dir.is_dir():
@@ -175,10 +230,10 @@ def load_run(run_dir: str | Path) -> tuple[str, str, dict, str]:
         cfg = _read_config(run_dir / "config.yaml")
         name = training_recipe(cfg, name)
         task = str(OmegaConf.select(cfg, "task.name", default=task))
-    return name, task, metrics, run_dir.name
+    return RunResult.from_metrics(name, task, metrics, run_dir.name)
 
 
-def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None = None, seed_means: bool = True) -> list[dict]:
+def comparison_rows(runs: list[tuple[str, RunResult]], metric: str, stage: str | None = None, seed_means: bool = True) -> list[dict]:
     """One row per run: ``{"training": name, "clean": x, <attack>: x, ..., "attack avg": x, <probe>: x, ...}``;
     the average is over the attacked sets that every run has (a set only some runs have is shown, not
     averaged), never over the cue probes (:func:`probe_columns`), which follow it.
@@ -188,16 +243,13 @@ def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None
     that have the column) and a row ``<policy> seed range`` (max - min). Values that hold a 95 %
     interval (evaluation reports, ``--ci``) read ``value [lo, hi]``; the means use the values."""
     rows, intervals = [], []
-    for name, metrics in runs:
-        st = stage or ("test" if f"test/{metric}" in metrics else "val")
-        row: dict = {"training": name, "clean": metrics.get(f"{st}/{metric}")}
-        attacks = sorted(
-            k[len(st) + 1 : -len(metric) - 1] for k in metrics if k.startswith(f"{st}/") and k.endswith(f"/{metric}") and k.count("/") == 2
-        )
-        for attack in attacks:
-            row[attack] = metrics[f"{st}/{attack}/{metric}"]
+    for name, run in runs:
+        sets = run.sets(run.stage_of(metric, stage))
+        row: dict = {"training": name}
+        row.update({set_name: result.metrics[metric] for set_name, result in sets.items() if metric in result.metrics})
+        row.setdefault("clean", None)
         rows.append(row)
-        intervals.append({c: metrics.get(f"{st}/{metric}~ci" if c == "clean" else f"{st}/{c}/{metric}~ci") for c in ["clean", *attacks]})
+        intervals.append({set_name: result.ci.get(metric) for set_name, result in sets.items()})
     probes = probe_columns(runs, stage, metric)
     attack_sets = [set(r) - {"training", "clean"} - probes for r in rows]
     shared = set.intersection(*attack_sets) if attack_sets else set()
@@ -214,16 +266,12 @@ def comparison_rows(runs: list[tuple[str, dict]], metric: str, stage: str | None
     return out
 
 
-def probe_columns(runs: list[tuple[str, dict]], stage: str | None, metric: str) -> set[str]:
-    """The sets an evaluation report of any run marks as cue probes (``<stage>/<set>~probe``)."""
-    out = set()
-    for _, metrics in runs:
-        st = stage or ("test" if f"test/{metric}" in metrics else "val")
-        out |= {k[len(st) + 1 : -len("~probe")] for k in metrics if k.startswith(f"{st}/") and k.endswith("~probe")}
-    return out
+def probe_columns(runs: list[tuple[str, RunResult]], stage: str | None, metric: str) -> set[str]:
+    """The sets an evaluation report of any run marks as cue probes."""
+    return {set_name for _, run in runs for set_name, result in run.sets(run.stage_of(metric, stage)).items() if result.probe}
 
 
-def paired_differences(named: list[tuple[str, dict]], base: str, metric: str, stage: str | None = None) -> list[dict]:
+def paired_differences(named: list[tuple[str, RunResult]], base: str, metric: str, stage: str | None = None) -> list[dict]:
     """Rows ``{"training": name, set: "d [lo, hi]"}``: each run's ``metric`` minus the ``base`` run's
     on the questions both answered, with the 95 % interval of a paired bootstrap over those
     questions (the same resampled questions for both models; seed 0). Only sets both runs have
@@ -234,16 +282,15 @@ def paired_differences(named: list[tuple[str, dict]], base: str, metric: str, st
     runs = dict(named)
     if base not in runs:
         raise CompareError(f"--against {base!r}: no such row (rows: {', '.join(runs)})")
-    base_metrics = runs[base]
-    st = stage or _records_stage(base_metrics)
-    base_scores = {set_name: _set_scores(base_metrics, set_name, st, metric) for set_name in _record_sets(base_metrics, st)}  # read once
+    st = stage or runs[base].records_stage()
+    base_scores = {set_name: _set_scores(result, metric) for set_name, result in runs[base].sets(st).items() if result.records}  # read once
     out = []
-    for name, metrics in named:
+    for name, run in named:
         if name == base:
             continue
         row: dict = {"training": f"{name} - {base}"}
         for set_name, b in base_scores.items():
-            a = _set_scores(metrics, set_name, st, metric)
+            a = _set_scores(run.sets(st).get(set_name), metric)
             shared = [i for i in (a or {}) if i in (b or {})]
             if not shared:
                 row[set_name] = "-"
@@ -256,7 +303,7 @@ def paired_differences(named: list[tuple[str, dict]], base: str, metric: str, st
     return out
 
 
-def by_clean_answer(named: list[tuple[str, dict]], metric: str, stage: str | None = None) -> list[dict]:
+def by_clean_answer(named: list[tuple[str, RunResult]], metric: str, stage: str | None = None) -> list[dict]:
     """Rows ``{"training": name, set: "r / w"}``: each run's mean ``metric`` on an attacked set over
     the questions it answered right on clean (``r``) and over those it answered wrong (``w``), from
     its per-question records; right means at least half the metric's maximum (accuracy 1, F1 or EM
@@ -267,12 +314,12 @@ def by_clean_answer(named: list[tuple[str, dict]], metric: str, stage: str | Non
     full = 1.0 if metric == "acc" else 100.0
     fmt = "{:.3f}" if metric == "acc" else "{:.1f}"
     out = []
-    for name, metrics in named:
-        st = stage or _records_stage(metrics)
-        clean = _set_scores(metrics, "clean", st, metric) or {}
+    for name, run in named:
+        sets = run.sets(stage or run.records_stage())
+        clean = _set_scores(sets.get("clean"), metric) or {}
         row: dict = {"training": name}
-        for set_name in _record_sets(metrics, st):
-            attacked = _set_scores(metrics, set_name, st, metric) if set_name != "clean" else None
+        for set_name, result in sets.items():
+            attacked = _set_scores(result, metric) if set_name != "clean" and result.records else None
             if not attacked:
                 continue
             halves = []
@@ -285,24 +332,14 @@ def by_clean_answer(named: list[tuple[str, dict]], metric: str, stage: str | Non
     return [{"training": r["training"], **{c: r.get(c, "-") for c in columns}} for r in out]
 
 
-def _records_stage(metrics: dict) -> str:
-    return "test" if any(k.startswith("test/") for k in metrics) else "val"
-
-
-def _record_sets(metrics: dict, st: str) -> list[str]:
-    """The sets of a run with per-question records (evaluation directories)."""
-    return [k[len(st) + 1 : -len("~records")] for k in metrics if k.startswith(f"{st}/") and k.endswith("~records")]
-
-
-def _set_scores(metrics: dict, set_name: str, st: str, metric: str) -> dict[str, float] | None:
+def _set_scores(result: SetResult | None, metric: str) -> dict[str, float] | None:
     """``{question id: score}`` of a run on one set, from its prediction records; None without them."""
     from robust_mrc.reports.intervals import question_scores
 
-    found = metrics.get(f"{st}/{set_name}~records")
-    if not found or not Path(found[0]).is_file():
+    if result is None or result.records is None or not result.records.is_file():
         return None
-    records = _read_json(Path(found[0]), "prediction records")
-    values = question_scores(records, metric, found[1])
+    records = _read_json(result.records, "prediction records")
+    values = question_scores(records, metric, result.scorer)
     return dict(zip(records, values)) if values is not None else None
 
 
@@ -373,7 +410,7 @@ def compare(
         report = read_report(r) if (Path(r) / "report.json").is_file() else None
         rows = load_evaluation(r, ci, report) if report is not None else [load_run(r)]
         loaded += rows
-        for task in dict.fromkeys(task for _, task, _, _ in rows):
+        for task in dict.fromkeys(row.task for row in rows):
             tasks.setdefault(task, []).append(str(r))
         for row in what_ran(report) if report is not None else []:
             ran.setdefault(row["set"], set()).add(f"{row['attack']} ({row['method']}, {row['paper']}; {row['resources']})")
@@ -382,8 +419,8 @@ def compare(
     task = _one_task(tasks)
     metric = metric or ("f1" if task == "span" else "acc")
     loaded = merge_evaluations(loaded)
-    names = distinct_names([n for n, *_ in loaded], [label for *_, label in loaded])
-    named = [(n, m) for n, (_, _, m, _) in zip(names, loaded)]
+    names = distinct_names([run.name for run in loaded], [run.label for run in loaded])
+    named = list(zip(names, loaded))
     table = format_table(comparison_rows(named, metric, stage, seed_means))
     probes = probe_columns(named, stage, metric)
     if probes:

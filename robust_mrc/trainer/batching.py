@@ -93,7 +93,7 @@ def probe_micro_batch(module, task_cfg: Mapping[str, Any], per_process: int, pre
     graphs an embedding adversary keeps for the step's backward."""
     import torch
 
-    from robust_mrc.evaluation.cache import fingerprint
+    from robust_mrc.core.digests import fingerprint
     from robust_mrc.models.embedding_adversary import graphs_per_step
 
     copies = graphs_per_step(getattr(module, "embedding_adversary", None))

@@ -20,9 +20,7 @@ from robust_mrc.core import settings as S
 from tests.helpers import CONF, make_cfg
 
 PACKAGE = Path(__file__).resolve().parents[2] / "robust_mrc"
-DEFINITIONS = [S.TrainSettings, S.EvalSettings, *S.TASKS.values(), *S.GROUPS.values()]
-# read by robust_mrc/banks/dg.py (robust-mrc banks dg) on top of the train settings
-BANK_DG_KEYS = ("out", "stats", "ckpt", "splits", "beams", "n", "max_similarity", "exclude_options", "gen_batch_size", "device")
+DEFINITIONS = [S.TrainSettings, S.EvalSettings, *S.TASKS.values(), *S.GROUPS.values(), *S.COMMAND_SETTINGS.values()]
 DATA_KEYS_BY_SOURCE = {
     "synthetic": ("n_train", "n_val", "n_test", "seed"),
     "local": ("train", "validation", "test"),
@@ -89,10 +87,21 @@ def test_eval_config_holds_every_defined_key():
         assert missing(cfg, ("suite.name", "suite.sets")) == []
 
 
-def test_bank_config_has_the_train_and_the_bank_keys():
-    cfg = make_cfg(config_name="bank_dg")
-    assert missing(cfg, keys(S.TrainSettings) + list(BANK_DG_KEYS)) == []
-    assert cfg.task.name == "dg"
+def test_the_tool_configs_hold_their_defined_keys_and_repeat_none():
+    """``robust-mrc banks de|dg``: the train keys and their own; ``export``: its own; ``attacks``: its own
+    under ``args``. Each tool's YAML takes its keys from the definition and sets only what differs."""
+    for name, cls, at in (
+        ("bank_dg", S.BankDGSettings, ""),
+        ("bank_de", S.BankDESettings, ""),
+        ("export", S.ExportSettings, ""),
+        ("attacks", S.AttacksCommandSettings, "args."),
+    ):
+        cfg = make_cfg(config_name=name)
+        own = keys(cls, at)
+        assert missing(cfg, own + (keys(S.TrainSettings) if name.startswith("bank") else [])) == [], name
+        doc = _top_keys(Path(CONF) / f"{name}.yaml")
+        assert set(doc.get(at.rstrip("."), {}) if at else doc) & set(S.defaults(cls)) == set(), name
+    assert make_cfg(config_name="bank_dg").task.name == "dg" and make_cfg(config_name="bank_de").task.name == "span"
 
 
 @pytest.mark.parametrize("group", sorted(S.GROUPS))

@@ -12,6 +12,7 @@ import pytest
 
 os.environ.setdefault("ROBUST_MRC_VECTORS", "wordnet")
 
+from robust_mrc.core.errors import ConfigError  # noqa: E402
 from robust_mrc.data.sources import load_splits  # noqa: E402
 from robust_mrc.data.writers import write_examples  # noqa: E402
 from robust_mrc.evaluation.predict import Predictor  # noqa: E402
@@ -167,8 +168,7 @@ def test_the_attack_code_digest_follows_the_code(tmp_path):
     first = attacks_code_digest(tmp_path)
     attacks_code_digest.cache_clear()
     assert attacks_code_digest(tmp_path) == first
-    (tmp_path / "__main__.py").write_text("print('a command line')\n")  # the CLI attacks nothing itself
-    (tmp_path / "audit.py").write_text("SHEET = 'sheet.csv'\n")  # nor do the validity audits
+    (tmp_path / "audit.py").write_text("SHEET = 'sheet.csv'\n")  # the validity audits attack nothing themselves
     attacks_code_digest.cache_clear()
     assert attacks_code_digest(tmp_path) == first
     (tmp_path / "mc" / "a.py").write_text("RULE = 2\n")
@@ -371,8 +371,9 @@ def test_suite_errors_are_clear(mc_ckpts, tmp_path):
         run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=squad", "cache_dir=null")
     with pytest.raises(SuiteConfigError, match="no such file"):
         run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "+suite.extra.x=/nonexistent.jsonl", "cache_dir=null")
-    with pytest.raises(ValueError, match="unknown"):
-        run_eval(tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "diagnostics=[astrology]", "cache_dir=null")
+    # a diagnostic's name is checked with the config, before any model is loaded or any prediction made
+    with pytest.raises(ConfigError, match=r"diagnostics=\['astrology'\]: expected items of confidence, .*\(astrology is none of them\)"):
+        run_eval(tmp_path, f"ckpt_path={tmp_path / 'no.ckpt'}", *MC_DATA, "diagnostics=[astrology]", "cache_dir=null")
 
 
 def test_report_table_and_plots_go_to_wandb_offline(mc_ckpts, tmp_path, monkeypatch):

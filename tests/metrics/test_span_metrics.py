@@ -15,10 +15,10 @@ from robust_mrc.metrics import adversarial as adv
 from robust_mrc.metrics import dureader as zh
 from robust_mrc.metrics import (
     dureader_scores,
-    get_scorer,
     get_span_metric,
     question_exact_match,
     question_f1,
+    span_metric,
     squad,
     squad_scores,
     squad_v1_scores,
@@ -186,7 +186,7 @@ def test_no_answer_questions():
     # Each version follows its own official script (neither scores both sides empty as F1 1).
     # v1.1: an empty gold list is read as [""]; EM compares normalized strings (1), F1 counts
     # shared tokens (none -> 0), as evaluate-v1.1.py does for a gold of "".
-    v1, v2 = get_scorer("squad_v1"), get_scorer("squad_v2")
+    v1, v2 = span_metric("squad_v1"), span_metric("squad_v2")
     assert (v1.exact_match("", []), v1.f1("", [])) == (1.0, 0.0)
     assert (v1.exact_match("Denver", []), v1.f1("Denver", [])) == (0.0, 0.0)
     assert squad.f1("the", "") == 0.0 and squad.exact_match("the", "") == 1.0
@@ -286,7 +286,7 @@ def test_get_span_metric():
     assert get_span_metric("squad_v1") is squad_v1_scores
     assert get_span_metric("squad_v2") is squad_v2_scores
     assert get_span_metric("dureader") is dureader_scores
-    assert get_scorer("squad") is get_scorer("squad_v1")
+    assert span_metric("squad") is span_metric("squad_v1")
     with pytest.raises(ValueError, match="unknown span metric 'bleu'.*dureader.*squad"):
         get_span_metric("bleu")
     with pytest.raises(ValueError, match="unknown span metric"):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from robust_mrc.cli.compare import main
-from robust_mrc.reports.compare import comparison_rows
+from robust_mrc.reports.compare import RunResult, comparison_rows
 
 
 def write_run(path, attack, metrics):
@@ -29,12 +29,14 @@ def test_rows_by_training_policy_and_test_attack(tmp_path):
 
 
 def test_attack_average_is_over_the_sets_every_run_has():
-    rows = comparison_rows([("a", {"val/f1": 70.0, "val/x/f1": 40.0, "val/y/f1": 10.0}), ("b", {"val/f1": 70.0, "val/x/f1": 60.0})], "f1")
+    a = RunResult.from_metrics("a", "span", {"val/f1": 70.0, "val/x/f1": 40.0, "val/y/f1": 10.0})
+    b = RunResult.from_metrics("b", "span", {"val/f1": 70.0, "val/x/f1": 60.0})
+    rows = comparison_rows([("a", a), ("b", b)], "f1")
     assert [r["attack avg"] for r in rows] == ["40.0", "60.0"] and rows[1]["y"] == "-"
 
 
 def test_val_stage_when_a_run_has_no_test():
-    rows = comparison_rows([("x", {"val/f1": 50.0, "val/char_noise/f1": 40.0})], "f1")
+    rows = comparison_rows([("x", RunResult.from_metrics("x", "span", {"val/f1": 50.0, "val/char_noise/f1": 40.0}))], "f1")
     assert rows == [{"training": "x", "clean": "50.0", "char_noise": "40.0", "attack avg": "40.0"}]
 
 

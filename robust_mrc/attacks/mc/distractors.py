@@ -66,6 +66,7 @@ from robust_mrc.attacks.pools import (
     passage_key,
     pool_for,
 )
+from robust_mrc.core import settings as S
 from robust_mrc.data.text import WORD_RE, jaccard, normalize
 from robust_mrc.papers import cite
 
@@ -114,7 +115,7 @@ def _bank_distractors(bank, ex):
     return list(bank.get(ex.id, ())) if bank is not None else None
 
 
-def extract_spans(ex, top: int = 20) -> list[str]:
+def extract_spans(ex, top: int = S.TOP) -> list[str]:
     """Model-free DE: passage spans related to the question, filtered by the DE rules."""
     answer = ex.answer
     q_stems = stems(ex.question) - stems(answer)
@@ -279,7 +280,7 @@ class DELexical(Attack):
 
     @classmethod
     def defaults(cls):
-        return {"top": 20}
+        return {"top": S.TOP}
 
     def resources(self) -> dict[str, str]:
         return {"extractor": "none: passage windows ranked by the question stems they share"}
@@ -309,7 +310,7 @@ class DistractorExtraction(_BankAttack):
 
     @classmethod
     def defaults(cls):
-        return {"bank": "auto", "top": 20, "extractor": "auto", "epochs": 1, "max_length": 256, "train_batch_size": 16}
+        return {"bank": "auto", "top": S.TOP, "extractor": "auto", "epochs": 1, "max_length": 256, "train_batch_size": 16}
 
     def _check_extractor(self) -> None:
         """The extractor's sizes; its name is checked by the bank maker (a model config of the project)."""

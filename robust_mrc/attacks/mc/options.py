@@ -28,6 +28,7 @@ import re
 
 from robust_mrc.attacks.base import Attack, AttackContext, AttackUnavailable, register
 from robust_mrc.attacks.pools import OptionPool, describe_pool, passage_key, pool_for
+from robust_mrc.core import settings as S
 from robust_mrc.data.examples import MAX_OPTIONS
 from robust_mrc.data.text import normalize
 from robust_mrc.papers import cite
@@ -119,7 +120,7 @@ class Magnet(_PoolAttack):
     def defaults(cls):
         # pool: the ranked (screened) options, a file or a list; top: how many of the first are magnets;
         # screened_with: the model the pool was screened against, screening: how (both for reports)
-        return {"pool": None, "top": 20, "screened_with": None, "screening": None}
+        return {"pool": None, "top": S.TOP, "screened_with": None, "screening": None}
 
     def prepare(self, context: AttackContext) -> None:
         if self.pool is None:
