@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-from robust_mrc.attacks.resources.cache import ResourceMissing
+from robust_mrc.attacks.resources.store import ResourceMissing
 from robust_mrc.attacks.resources.words import IRREGULAR_PAST
 
 # past participles that differ from the simple past

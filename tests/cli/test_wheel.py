@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -30,8 +31,13 @@ def run(cmd, cwd, env, timeout=900):
 
 
 def test_the_wheel_installs_and_its_command_trains_outside_the_checkout(tmp_path):
+    # built from a copy: an in-tree build leaves build/ and *.egg-info in the checkout, and a stale
+    # build/ would go into the wheel
+    source = tmp_path / "source"
+    skip = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "outputs", "multirun", ".cache", "runs")
+    shutil.copytree(REPO, source, ignore=skip)
     dist = tmp_path / "dist"
-    run([sys.executable, "-m", "pip", "wheel", REPO, "--no-deps", "--no-build-isolation", "-q", "-w", dist], tmp_path, None)
+    run([sys.executable, "-m", "pip", "wheel", source, "--no-deps", "--no-build-isolation", "-q", "-w", dist], tmp_path, None)
     (wheel,) = dist.glob("robust_mrc-*.whl")
 
     env_dir = tmp_path / "venv"

@@ -37,7 +37,6 @@ from robust_mrc.attacks.resources import wordnet as _wordnet
 from robust_mrc.attacks.resources import wordnet_records as _wordnet_records
 from robust_mrc.attacks.resources import wordnet_table as _wordnet_table
 from robust_mrc.attacks.resources import words as _words
-from robust_mrc.attacks.resources.cache import DEPENDENT_CACHES, ResourceMissing, cache_dir, depends_on_resources
 from robust_mrc.attacks.resources.homoglyphs import (
     FALLBACK_HOMOGLYPHS,
     homoglyph_source,
@@ -50,6 +49,7 @@ from robust_mrc.attacks.resources.senses import available as has_senses
 from robust_mrc.attacks.resources.senses import describe as sense_source
 from robust_mrc.attacks.resources.senses import sense_in_context
 from robust_mrc.attacks.resources.stemmer import stem
+from robust_mrc.attacks.resources.store import DEPENDENT_CACHES, ResourceMissing, cache_dir, depends_on_resources
 from robust_mrc.attacks.resources.tagger import (
     ADJ,
     ADV,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 
-from robust_mrc.attacks.resources.cache import ResourceMissing
+from robust_mrc.attacks.resources.store import ResourceMissing
 from robust_mrc.attacks.resources.vectors import minilm_dir
 
 MAX_TOKENS = 128

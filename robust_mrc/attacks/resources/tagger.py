@@ -23,7 +23,7 @@ import functools
 import os
 import re
 
-from robust_mrc.attacks.resources.cache import ResourceMissing
+from robust_mrc.attacks.resources.store import ResourceMissing
 from robust_mrc.attacks.resources.wordnet import wn_pos_counts
 from robust_mrc.attacks.resources.words import (
     AUXILIARIES,

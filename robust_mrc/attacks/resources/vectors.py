@@ -38,7 +38,7 @@ import os
 import zipfile
 from pathlib import Path
 
-from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
+from robust_mrc.attacks.resources.store import ResourceMissing, cache_dir
 from robust_mrc.attacks.resources.wordnet import offensive_word, wordnet
 from robust_mrc.attacks.resources.wordnet_table import synset_rows, wordnet_neighbours
 

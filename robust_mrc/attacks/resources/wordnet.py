@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from robust_mrc.attacks.resources.cache import ResourceMissing, cache_dir
+from robust_mrc.attacks.resources.store import ResourceMissing, cache_dir
 from robust_mrc.core.errors import UserError
 from robust_mrc.core.files import waiting_lock
 

@@ -37,7 +37,7 @@ import logging
 from pathlib import Path
 
 from robust_mrc.attacks.resources import wordnet_records as records
-from robust_mrc.attacks.resources.cache import cache_dir
+from robust_mrc.attacks.resources.store import cache_dir
 from robust_mrc.attacks.resources.wordnet import morphy_forms, prepare_nltk_wordnet
 from robust_mrc.core.files import waiting_lock
 

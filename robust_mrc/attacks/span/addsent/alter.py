@@ -41,7 +41,7 @@ from robust_mrc.attacks.editing import match_case
 from robust_mrc.attacks.inflection import degree, plural
 from robust_mrc.attacks.replacements import spelling_variant
 from robust_mrc.attacks.resources import contrasts as C
-from robust_mrc.attacks.resources.cache import depends_on_resources
+from robust_mrc.attacks.resources.store import depends_on_resources
 
 # AddSent's special swaps, both ways (an attack-specific table, not an English word list)
 SWAPS: dict[str, str] = {}
