@@ -11,6 +11,7 @@ bounds the sizes a ``model.config`` override may give an architecture.
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -92,6 +93,9 @@ class Checker:
         if v is None and (null or not self.has(key)):
             return None
         ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+        if ok and not math.isfinite(v):  # inf passes every lower bound, and nan compares false to all
+            self.bad(key, v, "a finite number" + (" or null" if null else ""))
+            return None
         ok = ok and (v > lo if lo_open else v >= lo) and (hi is None or (v < hi if hi_open else v <= hi))
         if not ok:
             left, right = ("(" if lo_open else "["), (")" if hi_open else "]")

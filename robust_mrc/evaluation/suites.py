@@ -41,6 +41,7 @@ from the last group when run again.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -125,12 +126,20 @@ def suite_specs(suite_cfg: Mapping[str, Any] | None, task: str) -> list[SetSpec]
             raise SuiteConfigError(f"suite.extra.{set_name}: give a file path (or {{file: ..., format: ...}})")
         specs.append(_set_spec({**value, "name": str(set_name)}, f"suite.extra.{set_name}", task))
     names = [CLEAN] + [s.name for s in specs]
+    for set_name in names[1:]:  # a set's name is part of file names (cache, predictions, report figures)
+        if not SET_NAME.fullmatch(set_name) or set_name in (".", ".."):
+            raise SuiteConfigError(
+                f"suite={name}: the set name {set_name!r} goes into file names: use letters, digits, '_', '-' and '.' "
+                "(no '/', no '..', at most 100 characters)"
+            )
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:
         raise SuiteConfigError(f"suite={name}: the set name {dup!r} is used twice (clean is reserved)")
     return specs
 
 
+#: what a set's name may hold: it names the set's files (cache entries, predictions, figures)
+SET_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
 _SET_KEYS = {"name", "attack", "params", "file", "format", "dpr", "model", "limit", "adversarial", "screen"}
 # the defaults of a set's screen: entry. The paper screened 8,372 options over 346 questions (2.9 M
 # option scores, a GPU job); 50 x 500 = 25,000 option scores is ~18 min on a 2-core CPU at the ~23

@@ -73,6 +73,61 @@ def _check_reload(directory: Path, module) -> None:
         raise ExportError(f"the exported {directory} loads back with other weights: {differ[:4]}")
 
 
+def is_export(path: Path) -> bool:
+    """Whether the directory ``path`` is a model directory an export wrote: its settings file
+    (``robust_mrc.json``) and ``config.json``, and nothing an export never writes (a subdirectory, a
+    Lightning checkpoint, a run's metrics or config)."""
+    if not path.is_dir() or not (path / EXPORT_SETTINGS).is_file() or not (path / "config.json").is_file():
+        return False
+    return not any(p.is_dir() or p.suffix == ".ckpt" or p.name in ("metrics.json", "config.yaml", "report.json") for p in path.iterdir())
+
+
+def check_out(out: Path, overwrite: bool) -> None:
+    """``out`` may be written: missing, an empty directory, or (with ``overwrite``) an earlier export
+    (:func:`is_export`); anything else (a run, a checkpoints folder, a folder of other files, a
+    file) is an :class:`ExportError`, with or without ``overwrite``: an export never deletes what it
+    did not write."""
+    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+        return
+    if is_export(out):
+        if not overwrite:
+            raise ExportError(f"out={out} holds an earlier export: add overwrite=true to replace it, or give another out")
+        return
+    held = sorted(p.name + ("/" if p.is_dir() else "") for p in out.iterdir()) if out.is_dir() else []
+    what = "a file" if not out.is_dir() else "a directory of files that are no export: " + ", ".join(held[:4])
+    raise ExportError(
+        f"out={out} is {what}: an export writes a new directory (overwrite=true replaces only an earlier export); "
+        f"give another out, e.g. out={out.parent / (out.name + '-hf')}"
+    )
+
+
+def clean_leftovers(out: Path) -> list[Path]:
+    """Remove what a killed export of ``out`` left beside it (``.<name>.partial-<pid>``,
+    ``.<name>.old-<pid>`` of a process no longer running); the removed paths."""
+    removed = []
+    for path in out.parent.glob(f".{out.name}.*-*"):
+        kind, _, pid = path.name[len(out.name) + 2 :].rpartition("-")
+        if kind not in ("partial", "old") or not pid.isdigit() or _alive(int(pid)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    if removed:
+        log.info("removed what a killed export left: %s", ", ".join(map(str, removed)))
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 def _replace_directory(tmp: Path, out: Path) -> None:
     """``tmp`` becomes ``out``; an existing ``out`` is removed only once ``tmp`` is in place."""
     old = None
@@ -96,8 +151,7 @@ def export_checkpoint(
     ``report``: an evaluation's ``report.json`` whose table goes into the model card. Returns what
     was written."""
     ckpt, out = Path(ckpt), Path(out)
-    if out.exists() and not (out.is_dir() and not any(out.iterdir())) and not overwrite:
-        raise ExportError(f"out={out} exists and is not an empty directory: add overwrite=true to replace it")
+    check_out(out, overwrite)
     evaluation = _read_json(Path(report), "report") if report else None
     if evaluation is not None and not (isinstance(evaluation, dict) and isinstance(evaluation.get("models"), dict)):
         raise ExportError(f"report={report}: not a robust-mrc evaluation report (no models)")
@@ -113,6 +167,7 @@ def export_checkpoint(
         "checkpoint": str(ckpt),
     }
     out.parent.mkdir(parents=True, exist_ok=True)
+    clean_leftovers(out)
     tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:

@@ -47,7 +47,7 @@ from robust_mrc.models.span_decoding import apply_no_answer
 from robust_mrc.reports.robustness import build_report, headline_metrics, report_rows, write_report
 from robust_mrc.reports.tables import format_table
 from robust_mrc.trainer.build import build_trainer
-from robust_mrc.trainer.run_dir import run_dir
+from robust_mrc.trainer.run_dir import refuse_training_run, run_dir
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,7 @@ def evaluate(cfg: DictConfig, banks: BankMaker | None = None) -> dict[str, Any]:
     check_config(cfg, "eval")
     pl.seed_everything(int(cfg.seed), workers=True)
     out = run_dir(cfg)
+    refuse_training_run(out)
     paths = model_sources(cfg)
     for p in paths:  # a missing checkpoint or model directory says so before the data is read
         require_source(p)

@@ -24,9 +24,9 @@ from robust_mrc.policies import attacks_for_task
 from robust_mrc.trainer import wandb as tracking
 from robust_mrc.trainer.batching import AUTO, BatchPlan, plan_batches, probe_micro_batch
 from robust_mrc.trainer.build import build_loggers, build_trainer, trainer_arguments, world_size
-from robust_mrc.trainer.callbacks import AttackCounts, TrainItemLog
+from robust_mrc.trainer.callbacks import AttackCounts, StopOnNonFiniteLoss, TrainItemLog
 from robust_mrc.trainer.rng_state import RandomStateCheckpoint
-from robust_mrc.trainer.run_dir import hold_run_dir, is_global_zero, run_dir, save_command, save_config
+from robust_mrc.trainer.run_dir import hold_run_dir, is_global_zero, refuse_finished_run, run_dir, save_command, save_config
 from robust_mrc.trainer.slurm import hpc_checkpoints
 
 log = logging.getLogger(__name__)
@@ -136,8 +136,24 @@ def train(cfg: DictConfig, banks: BankMaker | None = None) -> dict[str, Any]:
         return _train_in(cfg, out, banks if banks is not None else distractor_banks())
 
 
+def loss_suspects(cfg: DictConfig) -> str:
+    """The settings that make a training loss blow up, with their values (what this run uses)."""
+    names = ["model.optim.lr"]
+    if cfg.attack is not None and cfg.attack.get("consistency"):
+        names.append("attack.consistency_weight")
+    if cfg.embedding_adversary.method:
+        names += [f"embedding_adversary.{k}" for k in ("adv_lr", "adv_init_mag", "noise_std", "weight", "smart_lr", "smart_eps")]
+    return ", ".join(f"{n}={OmegaConf.select(cfg, n)}" for n in names) + " too large (or trainer.precision too low)"
+
+
+def _log_every(cfg: DictConfig) -> int:
+    return int(OmegaConf.select(cfg, "trainer.log_every_n_steps", default=None) or 1)
+
+
 def _train_in(cfg: DictConfig, out: Path, banks: BankMaker) -> dict[str, Any]:
     """:func:`train` in its run directory ``out``, held."""
+    if not cfg.ckpt_path:
+        refuse_finished_run(out)  # a fresh start never overwrites an earlier run's results
     if is_global_zero():
         save_config(cfg, out / "config.yaml")
         save_command(out / "command.txt")
@@ -182,7 +198,7 @@ def _train_in(cfg: DictConfig, out: Path, banks: BankMaker) -> dict[str, Any]:
     # writes it only when a top-k checkpoint is saved at the same step (the monitor improved), so a
     # requeued or resumed run would go back to the best epoch instead of the last one
     last = pl.callbacks.ModelCheckpoint(dirpath=str(ckpt_dir), filename="last", monitor=None, save_top_k=1, enable_version_counter=False)
-    callbacks: list = [checkpoint, last, AttackCounts(), RandomStateCheckpoint()]
+    callbacks: list = [checkpoint, last, AttackCounts(), RandomStateCheckpoint(), StopOnNonFiniteLoss(loss_suspects(cfg), _log_every(cfg))]
     if cfg.get("checkpoint_every_n_steps"):
         # the same last.ckpt within epochs too; a resume goes on with the rest of that epoch's
         # batches (QADataModule.batches_done) and the saved random state

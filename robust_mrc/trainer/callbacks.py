@@ -14,8 +14,47 @@ import pytorch_lightning as pl
 
 from robust_mrc.core.clock import clock
 from robust_mrc.core.distributed import gather_objects
+from robust_mrc.core.errors import UserError
 
 log = logging.getLogger(__name__)
+
+
+class NonFiniteLoss(UserError, FloatingPointError):
+    """The training loss became NaN or infinite: the run stops with what it saved before."""
+
+
+class StopOnNonFiniteLoss(pl.Callback):
+    """Stops the training in one line when its loss is NaN or infinite: checked every ``every``
+    steps (no host synchronisation in the steps between) and before each validation, so no
+    checkpoint is written after the weights broke (and a NaN validation metric is never the best).
+    ``suspects``: the settings most likely at fault, with their values, named in the message."""
+
+    def __init__(self, suspects: str, every: int = 1):
+        self.suspects, self.every = suspects, max(1, int(every))
+        self._last = None
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        loss = outputs.get("loss") if isinstance(outputs, dict) else outputs
+        if loss is None:
+            return
+        self._last = loss.detach()
+        if trainer.global_step % self.every == 0:
+            self._check(trainer)
+
+    def on_validation_start(self, trainer, pl_module) -> None:
+        if trainer.training or trainer.state.fn == "fit":
+            self._check(trainer)
+
+    def _check(self, trainer) -> None:
+        import torch
+
+        if self._last is None or bool(torch.isfinite(self._last).all()):
+            return
+        raise NonFiniteLoss(
+            f"the training loss became {float(self._last.float().reshape(-1)[0])} by step {trainer.global_step} "
+            f"(epoch {trainer.current_epoch}): the weights are no longer numbers and training stops here, the checkpoints "
+            f"saved before kept (none after); the likeliest cause: {self.suspects}"
+        )
 
 
 class AttackCounts(pl.Callback):

@@ -25,6 +25,33 @@ class RunDirBusy(UserError, RuntimeError):
     """Another process runs in the same run directory."""
 
 
+class RunDirTaken(UserError, RuntimeError):
+    """A run directory that holds results a command would overwrite."""
+
+
+def refuse_finished_run(out: Path) -> None:
+    """A training started afresh (no ``ckpt_path``) in ``out`` must not overwrite the results of an
+    earlier run there (its ``metrics.json``, its checkpoints): a :class:`RunDirTaken` naming them."""
+    found = ["metrics.json"] if (out / "metrics.json").is_file() else []
+    if (out / "checkpoints").is_dir():
+        found += sorted(f"checkpoints/{p.name}" for p in (out / "checkpoints").glob("*.ckpt"))
+    if found:
+        raise RunDirTaken(
+            f"output_dir={out} holds a run ({', '.join(found[:3])}{', ...' if len(found) > 3 else ''}): ckpt_path=last resumes "
+            "it; to train afresh give a new output_dir (nothing there is overwritten)"
+        )
+
+
+def refuse_training_run(out: Path) -> None:
+    """An evaluation must not write into a training run's directory (its ``report.json`` and
+    ``metrics.json`` would replace the training's): a :class:`RunDirTaken` with where to write."""
+    if (out / "checkpoints").is_dir() or ((out / "metrics.json").is_file() and not (out / "report.json").is_file()):
+        raise RunDirTaken(
+            f"output_dir={out} is a training run's directory (checkpoints/, metrics.json): an evaluation writes its "
+            f"own metrics.json and report.json; give output_dir={out / 'eval'} or another directory"
+        )
+
+
 def save_config(cfg: DictConfig, path: Path) -> Path:
     """The resolved config as YAML, atomically (a read-only or full run directory: a clear error)."""
     return atomic_write_text(path, OmegaConf.to_yaml(cfg, resolve=True))

@@ -173,6 +173,27 @@ def test_a_bad_row_is_a_bad_record_and_strict_false_skips_it(tmp_path):
     assert [ex.id for ex in back] == ["d1-0", "odd id"] and back.skipped.total == 1
 
 
+@pytest.mark.parametrize(
+    "answers, message",
+    [
+        ({"text": "Denver Broncos", "answer_start": [0]}, r"'answers.text' is str, expected a list of str"),
+        ([{"text": "Denver Broncos", "answer_start": 0}], r"'answers' is list, expected \{text: \[...\], answer_start: \[...\]\}"),
+        ({"text": ["Denver Broncos", "Broncos"], "answer_start": [0]}, r"'answers' holds 2 texts and 1 answer_start values"),
+        ({"text": ["Denver Broncos"], "answer_start": ["0"]}, r"'answers.answer_start' holds '0' \(str\), expected a list of int"),
+    ],
+)
+def test_squad_rows_whose_answers_have_another_shape_are_bad_records(tmp_path, answers, message):
+    """A string ``answers.text`` was read letter by letter (gold "Denver Broncos" scored as "D"); a list
+    of answer objects (the SQuAD file layout) ended in an AttributeError."""
+    import datasets
+
+    row = {"id": "q1", "title": "t", "context": "Denver Broncos won.", "question": "Who won?", "answers": answers}
+    path = tmp_path / "rows.parquet"
+    datasets.Dataset.from_list([row]).to_parquet(str(path))
+    with pytest.raises(DataFormatError, match=rf"rows.parquet, record row 0 \(id q1\): (wrong type: )?{message}"):
+        load_examples(path)
+
+
 def test_checks_of_an_attacked_set_hold_or_name_the_row():
     attacked = [MC[0].replace(options=("A village.", "In a city."))]
     with pytest.raises(DatasetExportError, match=r"row 'd1-0': the labelled option 'A village.' is not the clean answer 'In a village.'"):

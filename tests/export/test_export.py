@@ -4,6 +4,9 @@ exactly as the checkpoint when evaluated as ``model.pretrained=DIR``, and carrie
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -83,7 +86,7 @@ def test_an_evaluation_report_goes_into_the_card(runs, tmp_path):
 def test_an_export_never_overwrites_by_accident_and_the_cli_names_mistakes(runs, tmp_path, capsys):
     out = tmp_path / "hf"
     export_checkpoint(runs["mc"], out)
-    with pytest.raises(ExportError, match="exists and is not an empty directory: add overwrite=true"):
+    with pytest.raises(ExportError, match="holds an earlier export: add overwrite=true to replace it"):
         export_checkpoint(runs["mc"], out)
     before = (out / "model.safetensors").stat().st_mtime_ns
     export_checkpoint(runs["mc"], out, overwrite=True)
@@ -96,6 +99,33 @@ def test_an_export_never_overwrites_by_accident_and_the_cli_names_mistakes(runs,
     assert "give ckpt=..." in capsys.readouterr().err
     assert export_main([f"ckpt={runs['span']}", f"out={tmp_path / 'cli'}"]) == 0
     assert json.loads(capsys.readouterr().out)["architecture"] == "BertForQuestionAnswering"
+
+
+def test_overwrite_replaces_only_an_earlier_export_never_a_run(runs, tmp_path):
+    """``overwrite=true`` pointed at a run, its checkpoints folder, a checkpoint or a folder of the
+    user's files deletes nothing: refused in one line; what a killed export left is cleaned."""
+    ckpt = Path(runs["mc"])
+    ckpt_dir, run = ckpt.parent, ckpt.parent.parent
+    before = {p: p.stat().st_mtime_ns for p in run.rglob("*") if p.is_file()}
+    for target in (ckpt_dir, run, ckpt):
+        with pytest.raises(ExportError, match=r"an export writes a new directory \(overwrite=true replaces only an earlier export\)"):
+            export_checkpoint(ckpt, target, overwrite=True)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "mine.txt").write_text("mine")
+    with pytest.raises(ExportError, match="a directory of files that are no export: mine.txt"):
+        export_checkpoint(ckpt, notes, overwrite=True)
+    assert (notes / "mine.txt").read_text() == "mine"
+    assert {p: p.stat().st_mtime_ns for p in run.rglob("*") if p.is_file()} == before
+    assert not list(run.parent.glob(f".{run.name}.*")) and not list(run.glob(".checkpoints.*"))
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(done.stdout)  # a process that has ended: what it left is stale
+    for kind in ("partial", "old"):
+        (tmp_path / f".hf.{kind}-{dead}").mkdir()
+    (tmp_path / ".hf.partial-notapid").mkdir()  # not a name an export writes: kept
+    export_checkpoint(ckpt, tmp_path / "hf")
+    assert sorted(p.name for p in tmp_path.glob(".hf.*")) == [".hf.partial-notapid"]
 
 
 def test_a_model_without_a_trained_head_or_for_the_other_task_is_refused(runs, tmp_path):

@@ -146,6 +146,31 @@ def race_table(where: str, rows: Iterable[dict], collector: Collector) -> Iterat
             yield example
 
 
+def _answer_lists(answers) -> tuple[list, list]:
+    """``(texts, starts)`` of a row's ``answers`` in the SQuAD hub layout (``{text: [...],
+    answer_start: [...]}``, lists of one length; none: ``{}`` or null); any other shape is a
+    :class:`RecordError` naming it (a string would be read letter by letter, a list of objects is
+    the SQuAD file layout, not the hub's)."""
+    if answers is None:
+        return [], []
+    if not isinstance(answers, dict):
+        raise RecordError(
+            f"wrong type: 'answers' is {type(answers).__name__}, expected {{text: [...], answer_start: [...]}} (the SQuAD hub layout)"
+        )
+    texts, starts = answers.get("text"), answers.get("answer_start")
+    texts = [] if texts is None else texts
+    starts = [] if starts is None else starts
+    for key, value, kind in (("text", texts, str), ("answer_start", starts, int)):
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            raise RecordError(f"wrong type: 'answers.{key}' is {type(value).__name__}, expected a list of {kind.__name__}")
+        bad = next((v for v in value if not isinstance(v, kind) or isinstance(v, bool)), None)
+        if bad is not None or (kind is str and any(v is None for v in value)):
+            raise RecordError(f"wrong type: 'answers.{key}' holds {bad!r} ({type(bad).__name__}), expected a list of {kind.__name__}")
+    if len(texts) != len(starts):
+        raise RecordError(f"'answers' holds {len(texts)} texts and {len(starts)} answer_start values: one of each per answer")
+    return list(texts), list(starts)
+
+
 def squad_table(where: str, rows: Iterable[dict], collector: Collector, unanswerable: bool) -> Iterator[SpanExample]:
     """Rows of the SQuAD hub layout (``id, title, context, question, answers{text, answer_start}``;
     ``edits`` where present); ``unanswerable``: a row without answers is a SQuAD v2.0 unanswerable
@@ -153,11 +178,11 @@ def squad_table(where: str, rows: Iterable[dict], collector: Collector, unanswer
     for i, row in enumerate(rows):
         record = f"row {i} (id {row.get('id')})"
         try:
-            answers = row.get("answers") or {}
+            texts, starts = _answer_lists(row.get("answers"))
             qa = {
                 "id": row.get("id"),
                 "question": row.get("question"),
-                "answers": [{"text": t, "answer_start": s} for t, s in zip(answers.get("text") or [], answers.get("answer_start") or [])],
+                "answers": [{"text": t, "answer_start": s} for t, s in zip(texts, starts)],
             }
             qa["is_impossible"] = not qa["answers"] and unanswerable
             context = row.get("context")
