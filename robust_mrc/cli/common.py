@@ -49,8 +49,11 @@ def remove_refused_run_dir() -> Path | None:
 
     if not HydraConfig.initialized():
         return None
-    hydra = HydraConfig.get()
-    run_dir = Path(hydra.runtime.output_dir)
+    try:
+        hydra = HydraConfig.get()
+        run_dir = Path(hydra.runtime.output_dir)
+    except Exception:  # noqa: BLE001 - a config left by an earlier app in this process: not this run's
+        return None
     own = {".hydra", f"{hydra.job.name}.log"}
     if not run_dir.name.endswith(f"-{os.getpid()}") or not run_dir.is_dir():
         return None

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytorch_lightning as pl
 import torch
-from torch.utils.data import DataLoader, Dataset, RandomSampler
+from torch.utils.data import DataLoader, Dataset
 
 from robust_mrc.attacks.apply import attack_example, build_attacks
 from robust_mrc.core import settings as S
@@ -29,7 +29,7 @@ from robust_mrc.datamodules import generation, mc, span
 from robust_mrc.datamodules.datasets import AttackedDataset, ExampleDataset, PolicyDataset, TaggedCollator
 from robust_mrc.datamodules.lengths import LengthLine, TokenCounter, fit_attack_lengths
 from robust_mrc.datamodules.pairs import PairedCollator, PairedPolicyDataset, check_pairing
-from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, LengthGroupedSampler, SkipFirst
+from robust_mrc.datamodules.sampling import DistributedLengthGroupedSampler, EpochShuffle, LengthGroupedSampler, SkipFirst
 from robust_mrc.policies import AttackPolicy, eval_attack_specs, policy_from_config
 
 log = logging.getLogger(__name__)
@@ -88,6 +88,10 @@ def prediction_loader(
         collate_fn=collator,
         num_workers=num_workers,
         persistent_workers=persistent and num_workers > 0,
+        # its own generator: the worker seed each new iterator draws leaves the global random state
+        # (dropout) alone. Without it a run resumed within an epoch, which skips the sanity check
+        # whose validation iterator drew it, drew it at its first validation instead: other dropout
+        generator=torch.Generator().manual_seed(0),
     )
 
 
@@ -126,6 +130,7 @@ class QADataModule(pl.LightningDataModule):
         self.policy: AttackPolicy | None = None
         self._clean_tokens: list[int] | None = None  # token length of each training example
         self._attack_lengths: dict[str, LengthLine] = {}  # attacked length from clean, per attack
+        self._resumed_at: tuple[int, int] | None = None  # (epoch, batches trained in it) of the checkpoint resumed from
         # {"validation": {"clean": [...], "addsent": [...]}, "test": {...}}
         self.eval_sets: dict[str, dict[str, list]] = {}
 
@@ -218,8 +223,12 @@ class QADataModule(pl.LightningDataModule):
         )
 
     def current_epoch(self) -> int:
+        """The attached trainer's epoch; in a resumed run, at least the epoch of the checkpoint (the
+        loaders are made, and a loader with workers draws its first batches, before Lightning has
+        restored its loops' progress)."""
         trainer = getattr(self, "trainer", None)
-        return int(trainer.current_epoch) if trainer is not None else 0
+        epoch = int(trainer.current_epoch) if trainer is not None else 0
+        return max(epoch, self._resumed_at[0]) if self._resumed_at is not None else epoch
 
     def train_dataset(self, epoch: int | None = None) -> PolicyDataset | PairedPolicyDataset:
         """The items of one epoch under the attack policy (attacks applied on access); with
@@ -259,8 +268,9 @@ class QADataModule(pl.LightningDataModule):
                 sampler = DistributedLengthGroupedSampler(lengths, self.batch_size, seed=seed, num_replicas=world, rank=rank)
             else:
                 sampler = LengthGroupedSampler(lengths, self.batch_size, seed=seed)
+            sampler.epoch_now = self.current_epoch
         else:  # under DDP Lightning swaps in a DistributedSampler (shuffled, seeded by the global seed)
-            sampler = RandomSampler(dataset, generator=torch.Generator().manual_seed(seed))
+            sampler = EpochShuffle(len(dataset), seed, self.current_epoch)
         # a run resumed within this epoch goes on with the batches it had not trained; asked when
         # the loader is iterated (Lightning may build it before it restores the loops' progress)
         n_batches = -(-len(sampler) // self.batch_size)
@@ -280,14 +290,41 @@ class QADataModule(pl.LightningDataModule):
         trim()
         return self._loader(dataset, self.batch_size, sampler, collate, persistent=not self.fresh_each_epoch, generator=generator)
 
+    def state_dict(self) -> dict[str, int]:
+        """What a checkpoint keeps of the data: the epoch it was written in and the batches of that
+        epoch trained by then (a checkpoint within an epoch: ``checkpoint_every_n_steps``, a requeue)."""
+        trainer = getattr(self, "trainer", None)
+        if trainer is None:
+            return {}
+        epoch, done = int(trainer.current_epoch), int(trainer.fit_loop.epoch_loop.batch_progress.current.processed)
+        total = trainer.num_training_batches
+        if isinstance(total, int) and done >= total:  # the epoch is complete: a resume starts the next one
+            epoch, done = epoch + 1, 0
+        return {"epoch": epoch, "batches_done": done}
+
+    def load_state_dict(self, state_dict: dict[str, int]) -> None:
+        """Restored by Lightning from the checkpoint resumed from, before any loader is iterated."""
+        if state_dict and "epoch" in state_dict:
+            self._resumed_at = (int(state_dict["epoch"]), int(state_dict.get("batches_done", 0)))
+
     def batches_done(self, n_batches: int) -> int:
         """Batches of the current epoch already trained when the attached trainer resumes from a
         checkpoint written within the epoch (``checkpoint_every_n_steps``, a SLURM requeue), so
-        that the run goes on with the rest of the epoch's batches in the same order; else 0."""
+        that the run goes on with the rest of the epoch's batches in the same order; else 0.
+
+        Read from this data module's state in the checkpoint (:meth:`load_state_dict`): a loader
+        with workers draws its first batches' indices as soon as it is iterated, before Lightning
+        has restored its loops' progress (a checkpoint without that state: the loops' progress)."""
         trainer = getattr(self, "trainer", None)
-        if trainer is None or not trainer.fit_loop.restarting:
+        if trainer is None:
             return 0
-        done = int(trainer.fit_loop.epoch_loop.batch_progress.current.processed)
+        if self._resumed_at is not None:
+            epoch, done = self._resumed_at
+            done = done if epoch == self.current_epoch() else 0
+        elif trainer.fit_loop.restarting:
+            done = int(trainer.fit_loop.epoch_loop.batch_progress.current.processed)
+        else:
+            return 0
         if 0 < done < n_batches:
             log.info("resumed within epoch %d: the first %d of its %d batches are skipped", self.current_epoch(), done, n_batches)
             return done

@@ -46,6 +46,9 @@ class LengthGroupedSampler(Sampler[int]):
         # a run resumed within an epoch: how many of this rank's batches were trained already,
         # asked when iteration starts (after Lightning has restored the loops' progress)
         self.batches_to_skip: Callable[[], int] | None = None
+        # the epoch, asked when iteration starts: a loader with workers draws its first indices
+        # when it is iterated, which Lightning does before it calls set_epoch on a resumed run
+        self.epoch_now: Callable[[], int] | None = None
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
@@ -87,8 +90,26 @@ class LengthGroupedSampler(Sampler[int]):
     def __iter__(self) -> Iterator[int]:
         """This rank's indices, batch after batch; the first ``batches_to_skip()`` batches left out
         (``len`` stays the whole epoch's: Lightning counts the skipped batches as done)."""
+        if self.epoch_now is not None:
+            self.epoch = self.epoch_now()
         skip = self.batches_to_skip() if self.batches_to_skip is not None else 0
         return iter([j for batch in self._shard(self.batches())[skip:] for j in batch])
+
+
+class EpochShuffle(Sampler[int]):
+    """Indices ``0..n-1`` in an order drawn from ``seed`` and the epoch ``epoch_now()`` (asked when
+    iteration starts): a run resumed in a later epoch draws that epoch's order, where a sampler with
+    one generator across epochs would start again from the first epoch's."""
+
+    def __init__(self, n: int, seed: int, epoch_now: Callable[[], int]):
+        self.n, self.seed, self.epoch_now = n, seed, epoch_now
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self) -> Iterator[int]:
+        g = torch.Generator().manual_seed(self.seed * 100_003 + self.epoch_now())
+        return iter(torch.randperm(self.n, generator=g).tolist())
 
 
 class SkipFirst(Sampler[int]):

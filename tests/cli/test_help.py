@@ -18,7 +18,10 @@ def hydras_own_help(app, argv, monkeypatch, capsys) -> str:
         app()
     except SystemExit as done:
         assert done.code in (None, 0)
-    finally:
+    finally:  # leave no Hydra state behind for a later test's app
+        from hydra.core.hydra_config import HydraConfig
+
+        HydraConfig.instance().cfg = None
         GlobalHydra.instance().clear()
     return capsys.readouterr().out
 

@@ -212,8 +212,15 @@ def _crashed_then_resumed(tmp_path, monkeypatch, name: str, extra: tuple = ()) -
 
 @pytest.mark.parametrize(
     "extra",
-    [(), ("group_by_length=false",), pytest.param(("attack=mix", "attack.rate=0.5"), marks=pytest.mark.slow)],
-    ids=["grouped", "shuffled", "mix"],
+    [
+        (),
+        ("group_by_length=false",),
+        ("num_workers=1",),
+        ("num_workers=1", "group_by_length=false"),
+        pytest.param(("num_workers=1", "attack=mix", "attack.rate=0.5"), marks=pytest.mark.slow),
+        pytest.param(("attack=mix", "attack.rate=0.5"), marks=pytest.mark.slow),
+    ],
+    ids=["grouped", "shuffled", "workers", "workers_shuffled", "workers_mix", "mix"],
 )
 def test_resume_within_an_epoch_equals_an_uninterrupted_run(tmp_path, monkeypatch, extra):
     whole = tmp_path / "whole"
