@@ -44,7 +44,8 @@ def _command(out: Path, *extra: str) -> list[str]:
 
 def _killed_after_step(out: Path, step: int, *extra: str) -> None:
     """Start the training, SIGKILL it (the worker too) once its last.ckpt holds ``step``."""
-    proc = subprocess.Popen(_command(out, *extra), cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    proc = subprocess.Popen(_command(out, *extra), cwd=ROOT, env=_env(), start_new_session=True, **quiet)
     last, deadline = out / "checkpoints" / "last.ckpt", time.monotonic() + 600
     while proc.poll() is None and time.monotonic() < deadline:
         try:
