@@ -176,6 +176,11 @@ def evaluate(cfg: DictConfig, banks: BankMaker | None = None) -> dict[str, Any]:
 def model_sources(cfg: DictConfig) -> list[str]:
     """The models evaluated: checkpoint files and Hugging Face models (directories, hub names), from
     ``ckpt_path``, ``model.pretrained`` or ``ensemble`` (one of them)."""
+    if cfg.ensemble is not None and not OmegaConf.is_list(cfg.ensemble) and not isinstance(cfg.ensemble, (list, tuple)):
+        raise CheckpointError(
+            f"ensemble={cfg.ensemble!r}: expected a list of checkpoints or models, e.g. 'ensemble=[a/best.ckpt,b/best.ckpt]' "
+            "(one model: ckpt_path= or model.pretrained=)"
+        )
     members = list(cfg.ensemble or [])
     given = [k for k, v in (("ckpt_path", cfg.ckpt_path), ("model.pretrained", cfg.model.pretrained), ("ensemble", members)) if v]
     if len(given) > 1:
@@ -186,6 +191,11 @@ def model_sources(cfg: DictConfig) -> list[str]:
         warn_repeated_members([str(m) for m in members])
         return [str(m) for m in members]
     if cfg.model.pretrained:
+        if Path(str(cfg.model.pretrained)).is_file():
+            raise CheckpointError(
+                f"model.pretrained={cfg.model.pretrained} is a file: a checkpoint goes to ckpt_path={cfg.model.pretrained}; "
+                "model.pretrained takes a Hugging Face model directory or hub name"
+            )
         return [str(cfg.model.pretrained)]
     if not cfg.ckpt_path:
         raise CheckpointError(

@@ -210,3 +210,17 @@ def test_checks_of_an_attacked_set_hold_or_name_the_row():
     with pytest.raises(DatasetExportError, match="stands where the clean example 's1' is"):
         check_guarantees(SPAN, [example_row(ex) for ex in reversed(SPAN)], "span")
     assert json.dumps(checks)  # plain data, for stats.json
+
+
+def test_a_data_file_without_questions_is_named_not_a_traceback_later(tmp_path):
+    import datasets
+
+    row = {"id": "q1", "title": "t", "context": "c d", "question": "q?", "answers": {"text": ["c"], "answer_start": [0]}}
+    empty = tmp_path / "empty.parquet"
+    datasets.Dataset.from_list([row]).select([]).to_parquet(str(empty))
+    with pytest.raises(DataFormatError, match=r"empty.parquet: no examples: the file holds no questions"):
+        load_examples(empty)
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n")
+    with pytest.raises(DataFormatError, match=r"blank.jsonl: empty file: no records"):
+        load_examples(blank)

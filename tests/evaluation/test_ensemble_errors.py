@@ -71,3 +71,14 @@ def test_the_same_checkpoint_twice_is_named_in_a_warning(ckpts, tmp_path, caplog
         f"ensemble: {ckpts['mc1']} is given twice ({ckpts['mc1']} and {again}): it counts twice in the ensemble's average or vote"
     ]
     assert metrics["ckpt_path"] == [ckpts["mc1"], again]  # a warning: the evaluation still runs
+
+
+def test_an_ensemble_as_a_plain_string_is_refused_not_read_letter_by_letter(tmp_path, no_prediction):
+    """``ensemble=abc`` was three models: 'a', 'b' and 'c' (each then looked up on the hub)."""
+    with pytest.raises(CheckpointError, match=r"ensemble='abc': expected a list of checkpoints or models, e.g. 'ensemble=\[a/best.ckpt"):
+        run_eval(tmp_path, "ensemble=abc")
+
+
+def test_a_checkpoint_file_given_as_model_pretrained_names_ckpt_path(ckpts, tmp_path, no_prediction):
+    with pytest.raises(CheckpointError, match=rf"model.pretrained={ckpts['mc1']} is a file: a checkpoint goes to ckpt_path="):
+        run_eval(tmp_path, f"model.pretrained={ckpts['mc1']}")

@@ -259,4 +259,6 @@ def load_examples(
         items = itertools.islice(items, limit)
     result = ExampleList(items, source=source_str, format=fmt, skipped=collector.report)
     collector.report.log()
+    if not len(result) and limit != 0 and not collector.report.total:  # (every record skipped: the caller names the split)
+        raise DataFormatError(source_str, None, "no examples: the file holds no questions")
     return result
