@@ -24,6 +24,7 @@ from typing import Any
 
 from robust_mrc.core import settings as S
 from robust_mrc.core.checking import Checker, check_task
+from robust_mrc.core.errors import UserError
 from robust_mrc.core.json_input import read_json_file
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import hub_access, load_tokenizer, resolve_pretrained, revision_of, unavailable_error
@@ -75,6 +76,78 @@ def exported_settings(name: str) -> dict[str, Any]:
     if c.problems:  # the command line's checks, as for a checkpoint's saved settings
         raise PretrainedModelError(f"{path} holds " + "; ".join(c.problems))
     return content
+
+
+#: the files a tokenizer is saved as (any one of them)
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "vocab.txt",
+    "vocab.json",
+    "spiece.model",
+    "spm.model",
+    "sentencepiece.bpe.model",
+)
+
+
+def _weight_load_errors() -> tuple[type[BaseException], ...]:
+    import pickle
+
+    errors: list[type[BaseException]] = [OSError, RuntimeError, ValueError, EOFError, pickle.UnpicklingError]
+    try:
+        from safetensors import SafetensorError
+
+        errors.append(SafetensorError)
+    except ImportError:  # pragma: no cover - safetensors comes with transformers
+        pass
+    return tuple(errors)
+
+
+WEIGHT_LOAD_ERRORS = _weight_load_errors()
+
+
+def check_model_directory(name: str, local: str, config, trust_remote_code: bool) -> None:
+    """A model directory's sizes and tokenizer, before any weight is allocated: every size its
+    ``config.json`` gives within the ceilings of a ``model.config`` override
+    (:data:`robust_mrc.core.checking.MODEL_SIZE_CEILINGS`: a million layers or a vocabulary of 10**9
+    would allocate without end), and tokenizer files beside the weights (without them the tokenizer
+    loader makes a generic one that reads every word as unknown), which ask to run their own code
+    only with ``trust_remote_code=true``. A :class:`PretrainedModelError` naming the file."""
+    import json
+
+    from robust_mrc.core.checking import MODEL_SIZE_CEILINGS
+
+    sizes = config.to_dict() if hasattr(config, "to_dict") else {}
+    nested = [sizes, *(v for v in sizes.values() if isinstance(v, dict))]  # encoder-decoder configs nest theirs
+    for values in nested:
+        for key, ceiling in MODEL_SIZE_CEILINGS.items():
+            value = values.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= ceiling:
+                raise PretrainedModelError(
+                    f"model.pretrained={name}: config.json gives {key}={value!r}: expected a whole number in [0, {ceiling}] "
+                    "(a size beyond it would allocate gigabytes before anything could fail)"
+                )
+    directory = Path(local)
+    if not directory.is_dir():
+        return  # a hub name: its files come with it
+    if not any((directory / f).is_file() for f in TOKENIZER_FILES):
+        raise PretrainedModelError(
+            f"model.pretrained={name}: no tokenizer files ({', '.join(TOKENIZER_FILES[:3])}, ...) in the directory: "
+            "without them every word would be read as unknown; save the tokenizer beside the weights (tokenizer.save_pretrained(DIR))"
+        )
+    tokenizer_config = directory / "tokenizer_config.json"
+    if tokenizer_config.is_file() and not trust_remote_code:
+        try:
+            auto_map = json.loads(tokenizer_config.read_text(encoding="utf-8")).get("auto_map")
+        except (ValueError, AttributeError, UnicodeDecodeError, OSError):
+            raise PretrainedModelError(f"model.pretrained={name}: {tokenizer_config} is not a readable JSON object") from None
+        if auto_map:
+            raise PretrainedModelError(
+                f"model.pretrained={name}: {tokenizer_config.name} asks to run its own tokenizer code (auto_map); robust-mrc runs it "
+                "only with trust_remote_code=true on your command line (else a generic tokenizer would read it differently)"
+            )
 
 
 def head_task(config) -> str | None:
@@ -131,6 +204,7 @@ def load_pretrained(
         raise PretrainedModelError(
             f"model.pretrained={name}: not a Hugging Face model ({type(err).__name__}: {str(err).splitlines()[0][:200]})"
         ) from None
+    check_model_directory(name, local, config, trust_remote_code)
     own = head_task(config)
     if own is not None and own != task:
         raise PretrainedModelError(f"model.pretrained={name} is a {', '.join(config.architectures)} model but task={task}: add task={own}")
@@ -143,7 +217,18 @@ def load_pretrained(
             task_cfg["max_length"] = min(int(task_cfg["max_length"]), limit)
     if task_settings is not None:
         task_cfg = task_settings(task_cfg)
-    module = MODULES[task](model_cfg, task_cfg, pretrained_weights=True, window_batch=window_batch, require_head=True)
+    try:
+        module = MODULES[task](model_cfg, task_cfg, pretrained_weights=True, window_batch=window_batch, require_head=True)
+    except UserError:  # a missing head, a checkpoint's own checks: already one line
+        raise
+    except WEIGHT_LOAD_ERRORS as err:  # damaged or mismatched weights, a pickle the weights-only loader refuses
+        files = Path(local).glob("*") if Path(local).is_dir() else []
+        weights = sorted(p.name for p in files if p.suffix in (".safetensors", ".bin", ".pt", ".pth"))
+        raise PretrainedModelError(
+            f"model.pretrained={name}: its weights ({', '.join(weights) or 'none found'}) cannot be loaded: "
+            f"{type(err).__name__}: {str(err).splitlines()[0][:240] if str(err) else ''} "
+            "(weights load from safetensors, or a pickle through torch's weights-only loader: no code runs)"
+        ) from None
     if isinstance(exported.get("no_answer_threshold"), (int, float)):
         module.no_answer_threshold = float(exported["no_answer_threshold"])
     module.eval()

@@ -185,3 +185,68 @@ def test_an_attack_searches_against_a_model_directory_as_against_its_checkpoint(
     assert (tmp_path / "dir.json").read_text() == (tmp_path / "ckpt.json").read_text()
     stats = json.loads((tmp_path / "dir.json.stats.json").read_text())
     assert stats["search"]["queries"] > 0
+
+
+def _exported(runs, tmp_path, name: str) -> Path:
+    import shutil
+
+    base = tmp_path / "base"
+    if not base.exists():
+        export_checkpoint(runs["mc"], base)
+    out = tmp_path / name
+    shutil.copytree(base, out)
+    return out
+
+
+def _set_config(directory: Path, **values) -> None:
+    config = json.loads((directory / "config.json").read_text())
+    config.update(values)
+    (directory / "config.json").write_text(json.dumps(config))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"num_hidden_layers": 10**6}, r"config.json gives num_hidden_layers=1000000: expected a whole number in \[0, 256\]"),
+        ({"vocab_size": 10**9}, r"config.json gives vocab_size=1000000000: expected a whole number in \[0, 1048576\]"),
+    ],
+)
+def test_a_model_directory_with_sizes_past_the_ceilings_is_refused_before_allocating(runs, tmp_path, change, message):
+    directory = _exported(runs, tmp_path, "huge")
+    _set_config(directory, **change)
+    with pytest.raises(CheckpointError, match=message):
+        _evaluate(tmp_path, "huge_eval", "mc", f"model.pretrained={directory}")
+
+
+def test_a_model_directory_without_a_tokenizer_or_with_its_own_tokenizer_code_is_refused(runs, tmp_path):
+    bare = _exported(runs, tmp_path, "bare")
+    for f in list(bare.glob("tokenizer*")) + list(bare.glob("vocab*")) + list(bare.glob("special_tokens*")):
+        f.unlink()
+    with pytest.raises(CheckpointError, match="no tokenizer files .* every word would be read as unknown"):
+        _evaluate(tmp_path, "bare_eval", "mc", f"model.pretrained={bare}")
+    custom = _exported(runs, tmp_path, "custom")
+    tok = json.loads((custom / "tokenizer_config.json").read_text())
+    (custom / "tokenizer_config.json").write_text(json.dumps({**tok, "auto_map": {"AutoTokenizer": ["tok.MyTokenizer", None]}}))
+    with pytest.raises(CheckpointError, match=r"asks to run its own tokenizer code \(auto_map\); robust-mrc runs it only with trust"):
+        _evaluate(tmp_path, "custom_eval", "mc", f"model.pretrained={custom}")
+
+
+def test_damaged_or_pickled_weights_are_one_line_errors_and_run_no_code(runs, tmp_path):
+    damaged = _exported(runs, tmp_path, "damaged")
+    weights = damaged / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: len(weights.read_bytes()) // 2])
+    with pytest.raises(CheckpointError, match=r"its weights \(model.safetensors\) cannot be loaded: .*no code runs"):
+        _evaluate(tmp_path, "damaged_eval", "mc", f"model.pretrained={damaged}")
+
+    pickled = _exported(runs, tmp_path, "pickled")
+    marker = tmp_path / "code_ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    (pickled / "model.safetensors").unlink()
+    torch.save({"x": Payload()}, pickled / "pytorch_model.bin")
+    with pytest.raises(CheckpointError, match=r"its weights \(pytorch_model.bin\) cannot be loaded"):
+        _evaluate(tmp_path, "pickled_eval", "mc", f"model.pretrained={pickled}")
+    assert not marker.exists()
