@@ -27,6 +27,7 @@ windows per example: those holding the answer first, then the others in order.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,8 @@ from robust_mrc.datamodules.span_windows import (
 )
 from robust_mrc.datamodules.tokens import offsets_cover_spaces, space_mask, trim_leading_spaces, wants_token_types
 
+log = logging.getLogger(__name__)
+
 _INPUTS = ("input_ids", "token_type_ids", "attention_mask")
 
 
@@ -61,7 +64,16 @@ def resolve_span_task(task_cfg: Mapping[str, Any], splits: Mapping[str, Sequence
     if task_cfg.get("name") != "span":
         return dict(task_cfg)
     out = S.complete_task(task_cfg)
-    impossible = any(ex.is_impossible for examples in splits.values() for ex in (examples or []))
+    counts = {name: sum(ex.is_impossible for ex in examples or []) for name, examples in splits.items()}
+    impossible = any(counts.values())
+    decided = str(out["no_answer"]).lower() == "auto" or out.get("metric") in (None, "auto")
+    if impossible and decided:  # a SQuAD v1.1 set with a few rows without answers would switch silently
+        where = ", ".join(f"{n} of {len(splits[name] or [])} in {name}" for name, n in counts.items() if n)
+        log.warning(
+            "unanswerable questions in the data (%s): task.no_answer=auto and task.metric=auto read it as SQuAD v2.0 "
+            "(a no-answer head, squad_v2 scoring); give task.no_answer=false task.metric=squad_v1 if they are mistakes",
+            where,
+        )
     if str(out["no_answer"]).lower() == "auto":
         out["no_answer"] = impossible
     else:

@@ -224,3 +224,37 @@ def test_a_data_file_without_questions_is_named_not_a_traceback_later(tmp_path):
     blank.write_text("\n")
     with pytest.raises(DataFormatError, match=r"blank.jsonl: empty file: no records"):
         load_examples(blank)
+
+
+def test_a_parquet_file_is_capped_by_what_it_decodes_to_not_its_size_on_disk(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    article = "word " * 20_000  # 100 KB, the same on every row: dictionary-encoded, the file stays small
+    n = 200
+    table = pa.table(
+        {
+            "example_id": [f"p{i}.txt" for i in range(n)],
+            "article": [article] * n,
+            "question": ["Who?"] * n,
+            "options": [["a", "b", "c", "d"]] * n,
+            "answer": ["A"] * n,
+        }
+    )
+    path = tmp_path / "bomb.parquet"
+    pq.write_table(table, path, use_dictionary=True, compression="zstd")
+    assert path.stat().st_size < 1_000_000 < n * len(article)
+    with pytest.raises(DataFormatError, match=r"bomb.parquet: too large: it decodes to more than 1,000,000 bytes \(a [\d,]+-byte file\)"):
+        load_examples(path, max_bytes=1_000_000)
+    assert len(load_examples(path, max_bytes=100_000_000)) == n
+
+
+def test_a_parquet_example_id_on_two_passages_is_refused_as_in_jsonl(tmp_path):
+    import datasets
+
+    rows = [example_row(ex) for ex in MC]
+    rows[1] = {**rows[1], "example_id": rows[0]["example_id"], "article": rows[0]["article"] + " Another passage."}
+    path = tmp_path / "twice.parquet"
+    datasets.Dataset.from_list(rows).to_parquet(str(path))
+    with pytest.raises(DataFormatError, match=r"twice.parquet, record row 1 .*: duplicate example id: .* is also the id of another"):
+        load_examples(path)

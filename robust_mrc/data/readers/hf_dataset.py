@@ -44,6 +44,9 @@ def is_dataset_source(path: Path) -> bool:
     return is_dataset_dir(path) or (path.suffix.lower() == PARQUET and not path.is_dir())
 
 
+_CAP = "the cap on one data file; if it is genuine, raise it with +data.max_bytes=<bytes, e.g. 8GiB> or ROBUST_MRC_MAX_DATA_BYTES"
+
+
 def _short(error: BaseException) -> str:
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     return text if len(text) <= 160 else text[:157] + "..."
@@ -57,6 +60,9 @@ def read_rows(path: Path, split: str | None, max_bytes: int | None = None) -> tu
     if path.is_dir():
         if not is_dataset_dir(path):
             raise DataFormatError(path, None, _NOT_A_DATASET)
+        on_disk = sum(f.stat().st_size for f in path.rglob("*.arrow"))  # arrow files hold the rows decoded
+        if max_bytes and on_disk > max_bytes:
+            raise DataFormatError(path, None, f"too large: its arrow files hold {on_disk:,} bytes, more than {max_bytes:,}, {_CAP}")
         import datasets
 
         try:
@@ -85,11 +91,23 @@ def read_rows(path: Path, split: str | None, max_bytes: int | None = None) -> tu
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    rows: list[dict] = []
+    decoded = 0
     try:
-        table = pq.read_table(path)
+        parquet = pq.ParquetFile(path)
+        columns = list(parquet.schema_arrow.names)
+        # decoded a few rows at a time: a small file can decode to gigabytes (dictionary and run-length
+        # encodings), so the cap counts what is decoded, not the file on disk
+        for batch in parquet.iter_batches(batch_size=64):
+            decoded += batch.nbytes
+            if max_bytes and decoded > max_bytes:
+                raise DataFormatError(
+                    path, None, f"too large: it decodes to more than {max_bytes:,} bytes (a {os.path.getsize(path):,}-byte file), {_CAP}"
+                )
+            rows += batch.to_pylist()
     except (pa.ArrowException, OSError) as e:
         raise DataFormatError(path, None, f"not a readable parquet file: {_short(e)}") from None
-    return str(path), list(table.column_names), table.to_pylist()
+    return str(path), columns, rows
 
 
 def layout(where: str, columns: list[str]) -> str:

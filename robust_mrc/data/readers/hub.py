@@ -19,7 +19,7 @@ from robust_mrc.core.hub import HUB_PROBE_SECONDS, hub_endpoint, hub_reachable, 
 from robust_mrc.data.errors import DataFormatError, HubUnavailableError
 from robust_mrc.data.examples import Edit, MCExample, SpanExample
 from robust_mrc.data.readers._common import Collector, RecordError, keep, unique_ids
-from robust_mrc.data.readers.race import example_from_row
+from robust_mrc.data.readers.race import RowRepeats, example_from_row
 from robust_mrc.data.readers.squad import example_from_qa
 
 RACE_HUB = "ehovy/race"
@@ -130,12 +130,16 @@ def race_table(where: str, rows: Iterable[dict], collector: Collector) -> Iterat
     where present): a passage's ``example_id`` repeated on its questions becomes ``<id>-<k>``."""
     rows = list(rows)
     raw = [str(r.get("example_id")) if isinstance(r.get("example_id"), (str, int)) else None for r in rows]
+    repeats = RowRepeats()  # an id on two passages, a whole row twice: as in a jsonl file
     for i, (row, ex_id, raw_id) in enumerate(zip(rows, unique_ids(raw), raw)):
         record = f"row {i} (example_id {raw_id})"
         try:
             if ex_id is None:
                 raise RecordError("missing field: 'example_id'")
             example, remarks = example_from_row(ex_id, row)
+            problem = repeats.problem(raw_id, record, example)
+            if problem:
+                raise RecordError(problem)
             edits = edits_of(row)
         except RecordError as e:
             collector.bad(where, record, e.reason)
