@@ -220,6 +220,11 @@ def _build_de(train: list, targets: list, settings: DESettings, extractor_dir: P
     log.info("%s: building the DE bank (Si et al. 2021 (AdvRACE)): %s; cached as %s (build log %s)", label, what, out, log_path)
     began = time.perf_counter()
     rc = _run_child([sys.executable, "-m", worker, str(request_dir / "request.json")], log_path, label)
+    if (rc != 0 or not out.is_file()) and ckpt:  # the cached extractor could not be used (damaged?): trained again, once
+        log.warning("%s: the cached span extractor %s could not be used (build log %s): it is trained again", label, ckpt, log_path)
+        record.unlink(missing_ok=True)
+        shutil.rmtree(request_dir, ignore_errors=True)
+        return _build_de(train, targets, settings, extractor_dir, out, worker, label)
     if rc != 0 or not out.is_file():
         lines = [line.strip() for line in log_path.read_text(errors="replace").splitlines() if line.strip()] if log_path.is_file() else []
         raise BankError(

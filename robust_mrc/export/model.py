@@ -73,6 +73,21 @@ def _check_reload(directory: Path, module) -> None:
         raise ExportError(f"the exported {directory} loads back with other weights: {differ[:4]}")
 
 
+def check_report(evaluation: dict, path: Path, task: str, ckpt: Path) -> None:
+    """An evaluation report goes into the card of the model it evaluated: of this task, and naming
+    this checkpoint among its models; else an :class:`ExportError` (a card would show another
+    model's scores as this one's)."""
+    if evaluation.get("task") != task:
+        raise ExportError(f"report={path} evaluates task={evaluation.get('task')} models; the checkpoint {ckpt} is task={task}")
+    evaluated = [str(entry.get("ckpt")) for entry in evaluation["models"].values() if isinstance(entry, dict) and entry.get("ckpt")]
+    same = [e for e in evaluated if Path(e).resolve() == ckpt.resolve()]
+    if not same:
+        raise ExportError(
+            f"report={path} evaluates {', '.join(evaluated[:3]) or 'no checkpoint'}, not {ckpt}: give the report of "
+            f"an evaluation of this checkpoint (evaluate.py ckpt_path={ckpt})"
+        )
+
+
 def is_export(path: Path) -> bool:
     """Whether the directory ``path`` is a model directory an export wrote: its settings file
     (``robust_mrc.json``) and ``config.json``, and nothing an export never writes (a subdirectory, a
@@ -156,6 +171,8 @@ def export_checkpoint(
     if evaluation is not None and not (isinstance(evaluation, dict) and isinstance(evaluation.get("models"), dict)):
         raise ExportError(f"report={report}: not a robust-mrc evaluation report (no models)")
     module = load_checkpoint(ckpt, trust_remote_code=trust_remote_code)
+    if evaluation is not None:
+        check_report(evaluation, Path(report), module.task, ckpt)
     tokenizer = getattr(module, "tokenizer", None) or load_tokenizer(module.model_cfg)
     task_settings = {k: module.task_cfg[k] for k in TASK_KEYS if k in module.task_cfg}
     if task_settings.get("max_length"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -409,3 +410,12 @@ def test_auto_builds_the_bank_once_and_reads_it_from_the_cache(tmp_path, monkeyp
     build_attack("distractor_extraction", "mc", train, targets=test[:4], banks=distractor_banks())
     assert len(builds) == 2 and "reading 4 questions with the cached extractor" in caplog.text
     assert "[train]" not in caplog.text
+
+    # a damaged cached extractor checkpoint: named in a warning, trained again once, the bank made
+    record = json.loads(next((cache / "banks" / "de").glob("extractor-*/extractor.json")).read_text())
+    ckpt = Path(record["ckpt"])
+    ckpt.write_bytes(ckpt.read_bytes()[:1000])
+    caplog.clear()
+    again = build_attack("distractor_extraction", "mc", train, targets=test[:3], banks=distractor_banks())
+    assert f"the cached span extractor {ckpt} could not be used" in caplog.text and "[train] epoch 1/1" in caplog.text
+    assert again.provenance()["method"] == "paper" and len(builds) == 4

@@ -83,6 +83,20 @@ def test_an_evaluation_report_goes_into_the_card(runs, tmp_path):
     assert "| run_mc0/best | clean | 16 |" in card
 
 
+def test_a_report_of_another_model_or_task_never_goes_into_the_card(runs, tmp_path):
+    import shutil
+
+    _evaluate(tmp_path, "ev_span", "span", f"ckpt_path={runs['span']}")
+    with pytest.raises(ExportError, match=r"ev_span/report.json evaluates task=span models; the checkpoint .* is task=mc"):
+        export_checkpoint(runs["mc"], tmp_path / "hf_a", report=tmp_path / "ev_span" / "report.json")
+    _evaluate(tmp_path, "ev_mc", "mc", f"ckpt_path={runs['mc']}")
+    other = tmp_path / "other.ckpt"
+    shutil.copy(runs["mc"], other)
+    with pytest.raises(ExportError, match=rf"ev_mc/report.json evaluates {runs['mc']}, not {other}: give the report"):
+        export_checkpoint(other, tmp_path / "hf_b", report=tmp_path / "ev_mc" / "report.json")
+    assert not (tmp_path / "hf_a").exists() and not (tmp_path / "hf_b").exists()
+
+
 def test_an_export_never_overwrites_by_accident_and_the_cli_names_mistakes(runs, tmp_path, capsys):
     out = tmp_path / "hf"
     export_checkpoint(runs["mc"], out)
