@@ -222,6 +222,11 @@ class QADataModule(pl.LightningDataModule):
             generator=generator,
         )
 
+    def loader_epoch(self) -> int | None:
+        """The epoch a training loader draws its order for when it is iterated: :meth:`current_epoch`
+        under a trainer; None without one (the sampler's own ``set_epoch``)."""
+        return self.current_epoch() if getattr(self, "trainer", None) is not None else None
+
     def current_epoch(self) -> int:
         """The attached trainer's epoch; in a resumed run, at least the epoch of the checkpoint (the
         loaders are made, and a loader with workers draws its first batches, before Lightning has
@@ -268,9 +273,9 @@ class QADataModule(pl.LightningDataModule):
                 sampler = DistributedLengthGroupedSampler(lengths, self.batch_size, seed=seed, num_replicas=world, rank=rank)
             else:
                 sampler = LengthGroupedSampler(lengths, self.batch_size, seed=seed)
-            sampler.epoch_now = self.current_epoch
+            sampler.epoch_now = self.loader_epoch
         else:  # under DDP Lightning swaps in a DistributedSampler (shuffled, seeded by the global seed)
-            sampler = EpochShuffle(len(dataset), seed, self.current_epoch)
+            sampler = EpochShuffle(len(dataset), seed, self.loader_epoch)
         # a run resumed within this epoch goes on with the batches it had not trained; asked when
         # the loader is iterated (Lightning may build it before it restores the loops' progress)
         n_batches = -(-len(sampler) // self.batch_size)

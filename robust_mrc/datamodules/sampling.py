@@ -48,7 +48,7 @@ class LengthGroupedSampler(Sampler[int]):
         self.batches_to_skip: Callable[[], int] | None = None
         # the epoch, asked when iteration starts: a loader with workers draws its first indices
         # when it is iterated, which Lightning does before it calls set_epoch on a resumed run
-        self.epoch_now: Callable[[], int] | None = None
+        self.epoch_now: Callable[[], int | None] | None = None
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
@@ -90,25 +90,32 @@ class LengthGroupedSampler(Sampler[int]):
     def __iter__(self) -> Iterator[int]:
         """This rank's indices, batch after batch; the first ``batches_to_skip()`` batches left out
         (``len`` stays the whole epoch's: Lightning counts the skipped batches as done)."""
-        if self.epoch_now is not None:
-            self.epoch = self.epoch_now()
+        epoch = self.epoch_now() if self.epoch_now is not None else None
+        if epoch is not None:
+            self.epoch = epoch
         skip = self.batches_to_skip() if self.batches_to_skip is not None else 0
         return iter([j for batch in self._shard(self.batches())[skip:] for j in batch])
 
 
 class EpochShuffle(Sampler[int]):
     """Indices ``0..n-1`` in an order drawn from ``seed`` and the epoch ``epoch_now()`` (asked when
-    iteration starts): a run resumed in a later epoch draws that epoch's order, where a sampler with
-    one generator across epochs would start again from the first epoch's."""
+    iteration starts; None: the epoch of :meth:`set_epoch`): a run resumed in a later epoch draws that
+    epoch's order, where a sampler with one generator across epochs would start again from the first
+    epoch's."""
 
-    def __init__(self, n: int, seed: int, epoch_now: Callable[[], int]):
+    def __init__(self, n: int, seed: int, epoch_now: Callable[[], int | None]):
         self.n, self.seed, self.epoch_now = n, seed, epoch_now
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
 
     def __len__(self) -> int:
         return self.n
 
     def __iter__(self) -> Iterator[int]:
-        g = torch.Generator().manual_seed(self.seed * 100_003 + self.epoch_now())
+        epoch = self.epoch_now()
+        g = torch.Generator().manual_seed(self.seed * 100_003 + (self.epoch if epoch is None else epoch))
         return iter(torch.randperm(self.n, generator=g).tolist())
 
 
