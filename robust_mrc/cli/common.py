@@ -124,6 +124,23 @@ def app_help(config_name: str, argv: Sequence[str], job_name: str = "app", confi
     return True
 
 
+def run_hydra_app(app: Callable[[], Any], config_name: str, job_name: str, argv: Sequence[str] | None = None) -> None:
+    """Run ``app`` (a function under ``@hydra.main`` with ``config_name``: ``train``, ``evaluate``) for
+    the command line ``argv`` (default: this process's): Hydra settings refused under a W&B sweep agent
+    before Hydra reads them (and makes a run directory), ``--help`` by :func:`app_help`."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    run_with_one_line_errors(refuse_hydra_settings_in_sweep, argv)
+    register_resolvers()
+    if run_command(app_help, config_name, argv, job_name):
+        return
+    saved = sys.argv
+    sys.argv = [saved[0] if saved else job_name, *argv]  # what @hydra.main reads
+    try:
+        app()
+    finally:
+        sys.argv = saved
+
+
 def hydra_command(task: Callable[[DictConfig], Any], config_name: str, argv: Sequence[str], config_dir: str | Path = CONFIG_DIR) -> None:
     """``task(cfg)`` under ``@hydra.main(config_path=config_dir, config_name=config_name)`` for the
     command-line arguments ``argv`` (overrides and Hydra's flags: ``--help``, ``--cfg job``, ...),

@@ -10,16 +10,13 @@ exits with status 1; ``HYDRA_FULL_ERROR=1`` shows the whole traceback. Hydra's f
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 import hydra
 from omegaconf import DictConfig
 
-from robust_mrc.cli.common import app_help, refuse_hydra_settings_in_sweep, run_command
+from robust_mrc.cli.common import run_command, run_hydra_app
 from robust_mrc.config import CONFIG_DIR
-from robust_mrc.config.compose import register_resolvers
-from robust_mrc.core.errors import run_with_one_line_errors
 
 
 @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="eval")
@@ -31,14 +28,4 @@ def evaluate_app(cfg: DictConfig) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Evaluate with the command line ``argv`` (default: this process's)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    run_with_one_line_errors(refuse_hydra_settings_in_sweep, argv)  # before Hydra reads them (and makes a run directory)
-    register_resolvers()
-    if run_command(app_help, "eval", argv, "evaluate"):  # Hydra's --help text, without its seconds of listing
-        return
-    saved = sys.argv
-    sys.argv = [saved[0] if saved else "evaluate", *argv]  # what @hydra.main reads
-    try:
-        evaluate_app()
-    finally:
-        sys.argv = saved
+    run_hydra_app(evaluate_app, "eval", "evaluate", argv)

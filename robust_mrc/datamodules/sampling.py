@@ -44,7 +44,7 @@ class LengthGroupedSampler(Sampler[int]):
         self.rank = rank
         self.epoch = 0
         # a run resumed within an epoch: how many of this rank's batches were trained already,
-        # asked when iteration starts (after Lightning has restored the loops' progress)
+        # asked when iteration starts (the data module reads it from the checkpoint it resumed from)
         self.batches_to_skip: Callable[[], int] | None = None
         # the epoch, asked when iteration starts: a loader with workers draws its first indices
         # when it is iterated, which Lightning does before it calls set_epoch on a resumed run
