@@ -206,6 +206,9 @@ class EvalSettings:
         "attacked sets and predictions (default: the cache root, $ROBUST_MRC_CACHE else ~/.cache/robust_mrc); null = off",
         "text",
     )
+    report_examples: int = setting(
+        30, "report.html: examples shown per attacked set (flipped first, then a sample; the rest in predictions/)", "int", lo=0
+    )
     wandb: bool = setting(False, "true: log the report table and plots to a W&B run (offline unless WANDB_MODE=online)", "bool")
     wandb_project: str = setting("robust-mrc", "the W&B project of that run", "text")
     diagnostics: list = setting(

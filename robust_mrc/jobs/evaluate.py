@@ -10,7 +10,7 @@ the split; build the suite's sets (attacked sets come from the disk cache when a
 them); predict every set with every checkpoint through Lightning's predict loop (predictions are
 cached too, so an interrupted evaluation resumes where it stopped); combine an ensemble; build the
 report (``robust_mrc.reports.robustness``) and run the diagnostics; write ``report.json|csv|md``,
-``robustness.png``, ``metrics.json``, ``predictions/`` and print the table.
+``report.html`` (the examples behind the numbers), ``robustness.png``, ``metrics.json``, ``predictions/`` and print the table.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from robust_mrc.models.checkpoints import CheckpointError, read_checkpoint, requ
 from robust_mrc.models.pretrained import exported_settings, head_task, is_checkpoint, load_model
 from robust_mrc.models.scoring import ModelScorer
 from robust_mrc.models.span_decoding import apply_no_answer
+from robust_mrc.reports.examples import browser_sets
 from robust_mrc.reports.robustness import build_report, headline_metrics, report_rows, write_report
 from robust_mrc.reports.tables import format_table
 from robust_mrc.trainer.build import build_trainer
@@ -170,7 +171,7 @@ def evaluate(cfg: DictConfig, banks: BankMaker | None = None) -> dict[str, Any]:
         report["diagnostics"]["magnet_screen"] = screenings[names[0]][MAGNET_TOP_SET]
     if screenings:  # per model and set: the magnets, their T_k, the pool and questions screened
         report["magnet_screening"] = screenings
-    return write_outputs(cfg, report, predictions, names, paths, out)
+    return write_outputs(cfg, report, predictions, names, paths, out, set_examples(sets, model_sets, names))
 
 
 def model_sources(cfg: DictConfig) -> list[str]:
@@ -366,19 +367,33 @@ def predict_sets(predictor: Predictor, sets: dict[str, EvalSet]) -> dict[str, di
     return {s.name: predictor.records(s.name, s.examples, s.fingerprint) for s in sets.values()}
 
 
-def write_outputs(cfg: DictConfig, report: dict, predictions: dict, names: list[str], paths: list[str], out: Path) -> dict[str, Any]:
-    """Predictions, the report files, ``metrics.json`` / ``metrics.md``, W&B; prints the table."""
+def set_examples(sets: dict[str, EvalSet], model_sets: dict[str, dict[str, EvalSet]], names: list[str]) -> dict[str, list]:
+    """The examples of every set as the headline model saw them (the single model, or the
+    ensemble): the shared sets, then its own model-in-the-loop and magnet sets."""
+    first = names[0] if len(names) == 1 else "ensemble"
+    own = model_sets.get(first) or (model_sets.get(names[0]) if first == "ensemble" else None) or {}
+    return {name: list(s.examples) for name, s in {**sets, **own}.items()}
+
+
+def write_outputs(
+    cfg: DictConfig, report: dict, predictions: dict, names: list[str], paths: list[str], out: Path, examples: dict[str, list]
+) -> dict[str, Any]:
+    """Predictions, the report files (``examples``: each set's examples, for report.html's
+    browser), ``metrics.json`` / ``metrics.md``, W&B; prints the table."""
     for model, per_set in predictions.items():
         for set_name, records in per_set.items():
             atomic_write_json(out / "predictions" / model.replace("/", "__") / f"{set_name}.json", records)
     first = names[0] if len(names) == 1 else "ensemble"
     atomic_write_json(out / "predictions.json", predictions[first][CLEAN])
-    files = write_report(report, out)
+    per_set = int(cfg.report_examples)
+    metric = str(report.get("metric") or "squad_v1")
+    browser = browser_sets(examples, predictions, first, metric=metric, per_set=per_set, seed=int(cfg.seed))
+    figures = [*sorted(out.glob("reliability_*.png")), *sorted(out.glob("magnet_screening/*/*/magnet_scores.png"))]
+    files = write_report(report, out, browser, figures, per_set)
     if cfg.wandb:
         from robust_mrc.trainer.wandb import log_evaluation
 
-        images = [files["png"], *sorted(out.glob("reliability_*.png")), *sorted(out.glob("magnet_screening/*/*/magnet_scores.png"))]
-        log_evaluation(cfg, report, report_rows(report), images, out)
+        log_evaluation(cfg, report, report_rows(report), [files["png"], *figures], out, browser)
     metrics: dict[str, Any] = headline_metrics(report, first)
     clean = report["models"][first]["sets"].get(CLEAN, {})
     metrics.update({f"{report['split']}/{k}": float(v) for k, v in clean.items() if k.startswith(("HasAns_", "NoAns_"))})

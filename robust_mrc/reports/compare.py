@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 
 from omegaconf import OmegaConf
@@ -396,13 +397,18 @@ def compare(
     seed_means: bool = True,
     against: str | None = None,
     by_clean: bool = False,
+    html: str | None = None,
 ) -> str:
     """The comparison table of the run or evaluation directories ``runs`` (the module doc), printed
     and written to ``out``: ``ci`` adds the intervals, ``metric`` / ``stage`` choose the numbers,
     ``seed_means`` the mean and range rows, ``against`` a table of paired differences to that row,
-    ``by_clean`` each attacked set over the questions right and wrong on clean."""
-    if out:
-        check_writable(out)
+    ``by_clean`` each attacked set over the questions right and wrong on clean. ``html`` (default:
+    ``out`` with the suffix ``.html``) gets the same tables as a page with a chart per set: each
+    seed a dot, the policy's mean with its interval (:func:`compare_html`)."""
+    html = html or (str(Path(out).with_suffix(".html")) if out else None)
+    for path in (out, html):
+        if path:
+            check_writable(path)
     loaded = []
     ran: dict[str, set[str]] = {}  # set -> what made it, over the evaluation reports
     tasks: dict[str, list[str]] = {}  # task -> the directories of its runs
@@ -447,4 +453,70 @@ def compare(
     print(table)
     if out:
         atomic_write_bytes(Path(out), table.encode())
+    if html:
+        atomic_write_bytes(Path(html), compare_html(named, metric, stage, table).encode("utf-8"))
     return table
+
+
+# two-sided 95 % quantiles of Student's t by degrees of freedom (1-30); beyond: the normal's
+_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131)
+_T95 += (2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def mean_interval(values: list[float]) -> list[float] | None:
+    """The 95 % t-interval of the mean of ``values`` (seeds); None for fewer than two."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    sd = (sum((v - mean) ** 2 for v in values) / (n - 1)) ** 0.5
+    half = (_T95[n - 2] if n - 1 <= len(_T95) else 1.96) * sd / n**0.5
+    return [mean - half, mean + half]
+
+
+Points = dict[str, dict[str, list[tuple[float, tuple | None]]]]
+
+
+def seed_points(named: list[tuple[str, RunResult]], metric: str, stage: str | None = None) -> Points:
+    """``{set: {policy: [(value, interval or None), ...]}}``: each run's ``metric`` on each set,
+    runs named ``<policy> s<seed>`` gathered under their policy (one value per seed), with the
+    run's own 95 % interval where its report holds one."""
+    points: dict[str, dict[str, list]] = {}
+    for name, run in named:
+        m = _SEEDED.match(name)
+        policy = m["policy"] if m else name
+        for set_name, result in run.sets(run.stage_of(metric, stage)).items():
+            if metric in result.metrics:
+                points.setdefault(set_name, {}).setdefault(policy, []).append((float(result.metrics[metric]), result.ci.get(metric)))
+    return points
+
+
+def compare_html(named: list[tuple[str, RunResult]], metric: str, stage: str | None, table: str) -> str:
+    """The comparison as a page: the tables of :func:`compare` (the same text, as HTML), then per
+    set a chart of training policy x value, each seed a dot and the mean with its 95 % interval
+    (t over seeds; one seed: its bootstrap interval over questions, when the report holds one); the
+    cue probes' charts apart."""
+    from robust_mrc.reports.charts import dot_chart
+    from robust_mrc.reports.html import markdown_html, page
+
+    points = seed_points(named, metric, stage)
+    probes = probe_columns(named, stage, metric)
+    order = ["clean", *sorted(s for s in points if s != "clean" and s not in probes), *sorted(s for s in points if s in probes)]
+    charts: dict[bool, list[str]] = {False: [], True: []}
+    for set_name in (s for s in order if s in points):
+        rows = []
+        for policy, values in points[set_name].items():
+            vals = [v for v, _ in values]
+            ci = mean_interval(vals) if len(vals) > 1 else (list(values[0][1]) if values[0][1] else None)
+            rows.append((policy, vals, ci))
+        charts[set_name in probes].append(dot_chart(set_name, rows, axis=metric))
+    body = [
+        "<h1>Training policy x test set</h1>",
+        f"<p>Each dot a run (seed), the bar its policy's mean with the 95 % interval (t over the seeds; a single run: its "
+        f"bootstrap interval over questions where the report holds one); metric <code>{escape(metric)}</code>.</p>",
+        f'<div class="charts">{"".join(charts[False])}</div>',
+    ]
+    if charts[True]:
+        body += ["<h2>Cue probes</h2>", f'<div class="charts">{"".join(charts[True])}</div>']
+    body.append(markdown_html(table))
+    return page("Training policy x test set", "\n".join(body))

@@ -1,5 +1,6 @@
 """The robustness report: per model and set the metrics, the relative drop against clean and the
-share of flipped predictions; written as JSON, CSV, Markdown and a PNG bar chart.
+share of flipped predictions; written as JSON, CSV, Markdown, a PNG bar chart and a self-contained
+HTML page with the examples behind the numbers (:mod:`robust_mrc.reports.html`).
 
 ``report.json`` layout::
 
@@ -37,7 +38,10 @@ from robust_mrc.diagnostics.dpr import different_prediction_ratio
 from robust_mrc.diagnostics.drops import relative_drop
 from robust_mrc.diagnostics.figures import new_figure, save_png
 from robust_mrc.metrics.adversarial import adversarial_scores, original_id
+from robust_mrc.reports.charts import bar_chart
 from robust_mrc.reports.diagnostic_tables import diagnostics_markdown
+from robust_mrc.reports.examples import PER_SET
+from robust_mrc.reports.html import browser_html, contents, embedded_image, markdown_html, page
 from robust_mrc.reports.intervals import bootstrap_ci, question_scores
 from robust_mrc.reports.tables import format_table
 
@@ -409,12 +413,68 @@ def plot_report(report: Mapping[str, Any], path: str | Path) -> Path:
     return save_png(fig, path)
 
 
-def write_report(report: Mapping[str, Any], out: str | Path) -> dict[str, Path]:
-    """report.json, report.csv, report.md and robustness.png in ``out``; returns their paths."""
+def drop_charts(report: Mapping[str, Any]) -> str:
+    """Per model, the absolute drop (clean - attacked) of each attacked set with its paired 95 %
+    interval, and the cue probes' shortcut apart (probe - clean, its interval the drop's negated)."""
+    probes = probe_sets(report)
+    charts = []
+    for model, entry in report["models"].items():
+        sets = {name: m for name, m in entry["sets"].items() if name != CLEAN}
+        attacks = [(name, m["abs_drop"], m.get("abs_drop_ci95")) for name, m in sets.items() if name not in probes and "abs_drop" in m]
+        shortcuts = [
+            (name, m["shortcut"], [-m["abs_drop_ci95"][1], -m["abs_drop_ci95"][0]] if m.get("abs_drop_ci95") else None)
+            for name, m in sets.items()
+            if name in probes and "shortcut" in m
+        ]
+        charts.append(bar_chart(attacks, title=f"{model}: drop of {report['primary']} per set (clean - attacked, 95% CI)", axis="abs_drop"))
+        title = f"{model}: cue probes, shortcut (probe - clean, 95% CI)"
+        charts.append(bar_chart(shortcuts, title=title, axis="shortcut", higher_is_worse=False))
+    charts = [c for c in charts if c]
+    return f'<h2 id="drop">Drop per set</h2><div class="charts">{"".join(charts)}</div>' if charts else ""
+
+
+def html_report(
+    report: Mapping[str, Any],
+    examples: Mapping[str, Mapping[str, Any]] | None = None,
+    images: Sequence[Path] = (),
+    per_set: int = PER_SET,
+) -> str:
+    """``report.html``: :func:`markdown`'s report rendered as HTML (the same numbers), the drop
+    charts after the table, the diagnostics' figures, then the examples browser
+    (``examples``: :func:`robust_mrc.reports.examples.browser_sets`)."""
+    md = markdown(report)
+    cut = md.find("\n## ")
+    head, rest = (md, "") if cut < 0 else (md[:cut], md[cut:])
+    figures = "".join(embedded_image(Path(p), Path(p).stem.replace("_", " ")) for p in images)
+    body = [markdown_html(head), drop_charts(report), markdown_html(rest)]
+    if figures:
+        body.append(f'<h2 id="figures">Figures</h2><div class="charts">{figures}</div>')
+    body.append(browser_html(examples or {}, per_set))
+    html = "\n".join(b for b in body if b)
+    html = html.replace("</h1>", "</h1>" + contents(html), 1)
+    return page(f"Robustness report: suite {report.get('suite')} ({report.get('split')})", html)
+
+
+def write_report(
+    report: Mapping[str, Any],
+    out: str | Path,
+    examples: Mapping[str, Mapping[str, Any]] | None = None,
+    images: Sequence[Path] = (),
+    per_set: int = PER_SET,
+) -> dict[str, Path]:
+    """report.json, report.csv, report.md, robustness.png and report.html (:func:`html_report`:
+    ``examples``, ``images``) in ``out``; returns their paths."""
     out = Path(out)
-    paths = {"json": out / "report.json", "csv": out / "report.csv", "md": out / "report.md", "png": out / "robustness.png"}
+    paths = {
+        "json": out / "report.json",
+        "csv": out / "report.csv",
+        "md": out / "report.md",
+        "png": out / "robustness.png",
+        "html": out / "report.html",
+    }
     atomic_write_text(paths["json"], json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     atomic_write_text(paths["csv"], _csv(report_rows(report)))
     atomic_write_text(paths["md"], markdown(report))
     plot_report(report, paths["png"])
+    atomic_write_text(paths["html"], html_report(report, examples, images, per_set))
     return paths

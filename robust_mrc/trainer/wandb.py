@@ -249,11 +249,69 @@ class RobustnessTables(pl.Callback):
                     run.summary[f"test/{name}/abs_drop"] = abs_drop
 
 
-def log_evaluation(cfg: DictConfig, report: Mapping[str, Any], rows: list[dict], images: list[Path], out: Path) -> None:
+EXAMPLE_COLUMNS = ["set", "id", "status", "question type", "question", "passage", "answers", "edits", "choices"]
+DROP_COLUMNS = ["model", "set", "abs_drop", "ci_low", "ci_high", "drop", "flip"]
+
+
+def example_table_rows(browser: Mapping[str, Mapping[str, Any]]) -> list[list]:
+    """The examples browser of ``report.html`` as W&B rows (:data:`EXAMPLE_COLUMNS`): the marked
+    question, passage, options (or gold answers) and every model's choices as HTML cells (each
+    with its own styles and a policy that runs no script; all data text escaped), the rest as text."""
+    import wandb
+
+    from robust_mrc.reports.html import answers_html, choices_html, html_cell, segments_html
+
+    rows = []
+    for b in browser.values():
+        for r in b["rows"]:
+            status = r["status"] + (f" ({r['direction']})" if r.get("direction") else "")
+            rows.append(
+                [
+                    r["set"],
+                    r["id"],
+                    status,
+                    r["qtype"],
+                    wandb.Html(html_cell(segments_html(r["question"])), inject=False, data_is_not_path=True),
+                    wandb.Html(html_cell(segments_html(r["passage"])), inject=False, data_is_not_path=True),
+                    wandb.Html(html_cell(answers_html(r)), inject=False, data_is_not_path=True),
+                    "; ".join(r["edits"]),
+                    wandb.Html(html_cell(choices_html(r)), inject=False, data_is_not_path=True),
+                ]
+            )
+    return rows
+
+
+def drop_rows(report: Mapping[str, Any]) -> list[list]:
+    """Per model and attacked set (not clean): ``[model, set, abs_drop, ci_low, ci_high, drop, flip]``
+    (the paired 95 % interval of abs_drop; None where the report has none), from ``report.json``."""
+    out = []
+    for model, entry in report["models"].items():
+        for name, m in entry["sets"].items():
+            if name == "clean" or "abs_drop" not in m:
+                continue
+            ci = m.get("abs_drop_ci95") or [None, None]
+            out.append([model, name, m["abs_drop"], ci[0], ci[1], m.get("drop"), m.get("flip")])
+    return out
+
+
+def log_evaluation(
+    cfg: DictConfig,
+    report: Mapping[str, Any],
+    rows: list[dict],
+    images: list[Path],
+    out: Path,
+    browser: Mapping[str, Mapping[str, Any]] | None = None,
+) -> None:
     """``evaluate.py wandb=true``: one W&B run (offline unless ``WANDB_MODE=online``) holding the
     resolved config, the report as the table ``eval/report`` (one row per model and set), the
-    attack average per model in the summary, and the evaluation plots as images; finished at once."""
+    drop per set as the table ``eval/drop`` (with its interval) and its bar chart
+    ``eval/drop_chart`` (the interval drawn in ``eval/drop_intervals``, the report's SVG), the
+    examples browser as ``eval/examples``, the attack average per model in the summary, and the
+    evaluation plots as images; finished at once."""
     import wandb
+
+    from robust_mrc.reports.html import html_cell
+    from robust_mrc.reports.robustness import drop_charts
 
     os.environ.setdefault("WANDB_MODE", "offline")
     run = wandb.init(
@@ -271,6 +329,15 @@ def log_evaluation(cfg: DictConfig, report: Mapping[str, Any], rows: list[dict],
         ran = what_ran(report)  # per set: the attack, paper method or stand-in, the paper, its resources
         if ran:
             run.log({"eval/what_ran": wandb.Table(columns=list(ran[0]), data=[list(r.values()) for r in ran])})
+        drops = drop_rows(report)
+        if drops:
+            table = wandb.Table(columns=DROP_COLUMNS, data=drops)
+            chart = wandb.plot.bar(table, "set", "abs_drop", title="drop per set (clean - attacked)")
+            run.log({"eval/drop": table, "eval/drop_chart": chart})
+            run.log({"eval/drop_intervals": wandb.Html(html_cell(drop_charts(report)), inject=False, data_is_not_path=True)})
+        examples = example_table_rows(browser or {})
+        if examples:
+            run.log({"eval/examples": wandb.Table(columns=EXAMPLE_COLUMNS, data=examples)})
         for path in images:
             if path.is_file():
                 run.log({f"eval/plots/{path.stem}": wandb.Image(str(path))})

@@ -378,6 +378,7 @@ def test_suite_errors_are_clear(mc_ckpts, tmp_path):
 
 def test_report_table_and_plots_go_to_wandb_offline(mc_ckpts, tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_DATA_DIR", str(tmp_path / "wandb_data"))
     _, out = run_eval(
         tmp_path, f"ckpt_path={mc_ckpts[0]}", *MC_DATA, "suite=advrace", "cache_dir=null", "wandb=true", "diagnostics=[confidence]"
     )
@@ -385,11 +386,30 @@ def test_report_table_and_plots_go_to_wandb_offline(mc_ckpts, tmp_path, monkeypa
     images = sorted(p.name for p in (run / "files" / "media" / "images").rglob("*.png"))
     assert any(n.startswith("eval/plots/robustness") or "robustness" in n for n in images)
     assert any("reliability" in n for n in images)
-    tables = {p.name.split("_")[0]: json.loads(p.read_text()) for p in (run / "files" / "media" / "table").rglob("*.table.json")}
-    data, ran = tables["report"], tables["what"]  # eval/report and eval/what_ran
+    tables = {
+        re.sub(r"_\d+_[0-9a-f]+\.table\.json$", "", str(p.relative_to(run / "files" / "media" / "table"))): json.loads(p.read_text())
+        for p in (run / "files" / "media" / "table").rglob("*.table.json")
+    }
+    data, ran = tables["eval/report"], tables["eval/what_ran"]
     assert data["columns"][:3] == ["model", "set", "n"] and len(data["data"]) == 10  # 9 sets + attack avg
     assert data["columns"][-1] == "shortcut"  # the cue probes' column (None on the other rows)
     assert ran["columns"] == ["set", "attack", "method", "paper", "resources"] and len(ran["data"]) == 8  # the attacked sets
+    report = json.loads((out / "report.json").read_text())
+    (model,) = report["models"]
+    drops = tables["eval/drop"]  # per attacked set: abs_drop with its interval, report.json's numbers
+    assert [r[1] for r in drops["data"]] == [s for s in report["models"][model]["sets"] if s != "clean"]
+    for _, name, abs_drop, lo, hi, *_ in drops["data"]:
+        assert abs_drop == pytest.approx(report["models"][model]["sets"][name]["abs_drop"])
+        assert [lo, hi] == pytest.approx(report["models"][model]["sets"][name].get("abs_drop_ci95", [None, None]))
+    (history,) = run.glob("run-*.wandb")  # the bar chart over that table: W&B's bar preset, in the run's record
+    assert b"eval/drop_chart_table" in history.read_bytes() and b"wandb/bar/v0" in history.read_bytes()
+    examples = tables["eval/examples"]  # the examples browser of report.html, passages as HTML cells
+    html_report = (out / "report.html").read_text()
+    assert examples["columns"][:3] == ["set", "id", "status"] and len(examples["data"]) == html_report.count('<article class="ex"')
+    # the HTML cells travel in the table's artifact, staged under W&B's data directory until synced
+    staged = [p.read_text(errors="replace") for p in (tmp_path / "wandb_data").rglob("*") if p.is_file()]
+    passages = [text for text in staged if 'class="ins"' in text]
+    assert passages and all("default-src 'none'" in p and "<script" not in p for p in passages)
 
 
 def test_model_in_the_loop_sets_are_searched_per_model_and_cached(tmp_path_factory, tmp_path, monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -26,6 +27,16 @@ def test_rows_by_training_policy_and_test_attack(tmp_path):
     lines = table.splitlines()
     assert [c.strip() for c in lines[0].split("|")[1:-1]] == ["training", "clean", "addsent", "charswap", "attack avg"]
     assert "| none " in table and "0.500" in table and "0.700" in table  # (0.4 + 0.6) / 2 and (0.7 + 0.7) / 2
+    page = (tmp_path / "table.html").read_text()  # beside --out: the same table, and a dot per run and set
+    assert "<td>none</td><td>0.800</td><td>0.400</td><td>0.600</td><td>0.500</td>" in page
+    assert sorted(float(v) for v in re.findall(r'class="dot" [^>]*data-value="([0-9.]+)"', page)) == [
+        0.4,
+        0.6,
+        0.7,
+        0.7,
+        0.78,
+        0.8,
+    ]
 
 
 def test_attack_average_is_over_the_sets_every_run_has():
