@@ -7,24 +7,32 @@
 # (the pure-Python packages the machine lacks, the MiniLM package with float16 weights, WordNet, the
 # RACE-M and DREAM files, the bank), and writes logs and JSON to $OUT.  Usage there:
 #   bash benchmarks/gpu_checks.sh [seconds] [sections]
-# sections, comma-separated, run in the order given (default robust,mfu,advrace,dream512):
+# sections, comma-separated, run in the order given (default mfu,advrace,search,robust):
+#   mfu       the step at the card's limit: a roberta-large-sized model, every batch padded to one of 4
+#             widths (task.length_buckets=4) warmed before the first step, eager and regionally compiled
+#             (compile=regional), none and mix, a plain loop first; --warmup 100: each row's
+#             cold_over_warm is its first 100 steps against the warm ones (target: mix >= 0.95x none,
+#             MFU >= 40 %, first 100 steps <= 1.2x)
+#   search    the batched model-in-the-loop search's queries/s (span AddSent, MiniLM) on the card
+#             (target >= 500 queries/s)
 #   robust    item 5 for "robust without shortcuts" (docs/results.md): all 6,116 DREAM train
 #             questions, length 256, trainer=auto (item 1's line): none, mix, mix + balance,
 #             mix + consistency + balance; the four tested together on the first 1,000 DREAM test
 #             questions (AddSent, CharSwap, DE from the bank, the cue probes, magnets); the results
 #             come back as $OUT/robust_s$SEED.tar.xz for reports.compare --ci --against "none s42" --by-clean
-#   mfu       item 2: MFU of a roberta-large-sized model, none vs mix, padded to a multiple of 64
+#   mfu_pad64 item 2 as measured before: none vs mix padded to a multiple of 64, the whole backbone compiled
 #   advrace   item 3: experiment=advrace_roberta with micro_batch_size=auto (random weights)
 #   dream512  MiniLM on DREAM at length 512, clean vs mix, tested with suite=advrace
 #   mfu_full  item 2 as first measured: none vs mix with a plain loop first, the DataLoader alone,
 #             and every batch padded to 512
-# SEED (42) picks the robust section's seed; R37_RUNS=mixcb (a comma list of none,mix,mixb,mixcb, the
+# SEED (42) picks the robust section's seed (the robust rows' second seed: SEED=43; FreeLB and SMART on
+# DREAM: R37_RUNS=freelb,smartr); R37_RUNS=mixcb (a comma list of none,mix,mixb,mixcb, the
 # default, and freelb,mixbf,smartr,mixbs: FreeLB alone and with mix + balance, SMART with its noise
 # rescaled to max-norm 0.1 per token alone and with mix + balance) trains only those, R37_TAG=b names
 # their folder apart (/tmp/robust_s42_b), R37_EVAL_RESERVE (170) seconds stay for the evaluation.
 set -u
 BUDGET=${1:-560}
-SECTIONS=${2:-robust,mfu,advrace,dream512}
+SECTIONS=${2:-mfu,advrace,search,robust}
 SEED=${SEED:-42}
 OUT=${OUT:-/tmp/gpu_checks_out}
 mkdir -p "$OUT"
@@ -116,8 +124,27 @@ section_mfu_full() {
   echo "mfu pad512 rc=$? after $(( $(date +%s) - T0 )) s"; grep -E "^(train|bare|mix)" "$OUT/mfu_pad512.log"
 }
 
-# item 2, fewer shapes: the warm none / mix pair padded to a multiple of 64, and the compiled backbone
+# the step at the card's limit: 4 padded widths, each warmed first; eager and regional compile; none and mix
 section_mfu() {
+  local mode extra
+  for mode in eager regional; do
+    extra=(); [[ $mode == regional ]] && extra=(--compile-mode regional)
+    timeout -k 10 "$(cap 170)" python3 benchmarks/gpu_mfu.py --data "$SHARED/data/race/race_middle_validation.jsonl" \
+      --attacks none,mix --batch-size 16 --workers 12 --warmup 100 --steps 60 --length-buckets 4 --warm-shapes "${extra[@]}" \
+      --bare first --out "$OUT/mfu_buckets_$mode.json" > "$OUT/mfu_buckets_$mode.log" 2>&1
+    echo "mfu buckets $mode rc=$? after $(( $(date +%s) - T0 )) s"; grep -E "^(device|train|bare|mix)" "$OUT/mfu_buckets_$mode.log"
+  done
+}
+
+# the batched search's queries/s on the card: span AddSent against an (untrained) MiniLM reader
+section_search() {
+  timeout -k 10 "$(cap 120)" python3 benchmarks/attack_throughput.py --attacks charswap --examples 20 --no-nlpaug \
+    --queries-examples 100 --device cuda --threads 8 > "$OUT/search.log" 2>&1
+  echo "search rc=$? after $(( $(date +%s) - T0 )) s"; grep -E "batch|target" "$OUT/search.log"
+}
+
+# item 2, fewer shapes: the warm none / mix pair padded to a multiple of 64, and the compiled backbone
+section_mfu_pad64() {
   # fewer shapes, faster kernels: batch widths rounded to 64, and the compiled backbone; the
   # cold_over_warm of each row says what the first steps of a process cost
   timeout -k 10 "$(cap 120)" python3 benchmarks/gpu_mfu.py --data "$SHARED/data/race/race_middle_validation.jsonl" \

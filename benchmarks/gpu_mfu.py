@@ -22,8 +22,12 @@ On a CPU (``--smoke``) the model is 2 layers of hidden 64, to try the script.
 
 Each training row has ``cold_over_warm``: seconds per step over the first ``--warmup`` steps of the
 process against the timed ones (the cost of new kernel shapes; with ``--compile`` also compilation).
-``--compile`` compiles the backbone as ``train.py compile=true`` does; on a GPU the optimizer is
-fused AdamW (``robust_mrc/models/optim.py``).
+``--compile`` compiles the backbone as ``train.py compile=true`` does, ``--compile-mode regional``
+each encoder layer (``compile=regional``); on a GPU the optimizer is fused AdamW
+(``robust_mrc/models/optim.py``). ``--length-buckets N`` pads every batch to one of N widths
+(``task.length_buckets``) and ``--warm-shapes`` runs one pass per width before the first step
+(``train.py``'s ``warm_shapes``; its seconds are the row's ``warm_shapes_s``, outside the steps'
+timing), so that ``cold_over_warm`` with ``--warmup 100`` is the first 100 steps against the rest.
 
 Measured (H200, docs/results.md; RACE-M: ~250 tokens a sequence): warm,
 the Lightning path 137.9 items/s = 28.5 % MFU against a plain loop's 145.5 = 29.6 %; the first loop
@@ -54,6 +58,11 @@ from robust_mrc.data.readers import load_examples  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "race" / "race_middle_validation.jsonl"
 PEAK_BF16_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}  # dense, SXM
+
+
+def compile_mode(args) -> str:
+    """``train.py compile=``'s value for these arguments: False | True | regional."""
+    return args.compile_mode or ("True" if args.compile else "False")
 
 
 def peak_tflops(name: str, given: float | None) -> float | None:
@@ -87,7 +96,13 @@ def build(examples, args, attack: str):
     from robust_mrc.models.backbone import load_tokenizer
 
     model_cfg = model_config(args)
-    task_cfg = {"name": "mc", "max_length": args.max_length, "inputs": "full", "pad_to_multiple_of": args.pad_to_multiple_of}
+    task_cfg = {
+        "name": "mc",
+        "max_length": args.max_length,
+        "inputs": "full",
+        "pad_to_multiple_of": args.pad_to_multiple_of,
+        "length_buckets": args.length_buckets,
+    }
     splits = {"train": examples, "validation": examples[:1], "test": []}
     return policy_datamodule(task_cfg, load_tokenizer(model_cfg), splits, args, attack), model_cfg, task_cfg
 
@@ -98,12 +113,17 @@ def train_rate(examples, args, attack: str, peak: float | None) -> dict:
     from robust_mrc.models import MultipleChoiceModule
 
     dm, model_cfg, task_cfg = build(examples, args, attack)
+    from robust_mrc.datamodules.qa import length_buckets
+    from robust_mrc.models.compiling import compile_backbone
+    from robust_mrc.trainer.callbacks import WarmShapes
+
     module = MultipleChoiceModule(model_cfg, task_cfg)
     params = sum(p.numel() for p in module.parameters())
-    if args.compile:
-        module.backbone.compile()
+    compile_backbone(module.backbone, compile_mode(args))
     timer = StepTimer(args.warmup)
     started: list[float] = []
+    widths = length_buckets(task_cfg)
+    warm = [WarmShapes(widths)] if widths and args.warm_shapes else []  # before Tick: its time is not a step's
 
     class Tick(pl.Callback):
         def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
@@ -125,7 +145,7 @@ def train_rate(examples, args, attack: str, peak: float | None) -> dict:
         enable_model_summary=False,
         limit_val_batches=0,
         num_sanity_val_steps=0,
-        callbacks=[Tick()],
+        callbacks=[*warm, Tick()],
         profiler=args.lightning_profiler,
     )
     trainer.fit(module, datamodule=dm)
@@ -146,7 +166,9 @@ def train_rate(examples, args, attack: str, peak: float | None) -> dict:
         "tflops_6n": round(flops / 1e12, 1),
         "tflops_6n_plus_attention": round((flops + attn) / 1e12, 1),
         "peak_mem_gib": round(torch.cuda.max_memory_allocated() / 2**30, 1) if torch.cuda.is_available() else None,
-        "compile": bool(args.compile),
+        "compile": compile_mode(args),
+        "length_buckets": list(widths) if widths else None,
+        "warm_shapes_s": round(warm[0].seconds, 1) if warm else None,
     }
     if started and timer.t0 and args.warmup > 1:  # the first steps of a process (new shapes) against the timed ones
         row["cold_over_warm"] = round(((timer.t0 - started[0]) / args.warmup) / (s / max(1, timer.seen - args.warmup)), 2)
@@ -243,6 +265,13 @@ def main(argv=None) -> dict:
         help="also time a plain PyTorch loop on the same batches (no Lightning), after the Lightning run or first",
     )
     p.add_argument("--compile", action="store_true", help="torch.compile the backbone (train.py compile=true)")
+    p.add_argument(
+        "--compile-mode", default=None, choices=["True", "regional"], help="train.py compile=: True (whole) | regional (each layer)"
+    )
+    p.add_argument("--length-buckets", type=int, default=None, help="task.length_buckets: every batch padded to one of N widths")
+    p.add_argument(
+        "--warm-shapes", action="store_true", help="with --length-buckets: warm every width before the first step (train.py's default)"
+    )
     p.add_argument("--lightning-profiler", default=None, help="Trainer(profiler=...): simple | advanced | pytorch")
     p.add_argument("--smoke", action="store_true", help="a 2-layer model: try the script on a CPU")
     p.add_argument(

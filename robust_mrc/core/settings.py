@@ -118,7 +118,17 @@ class TrainSettings:
         null=True,
     )
     group_by_length: bool = setting(True, "length-grouped training batches (dynamic padding pays off)", "bool")
-    compile: bool = setting(False, "torch.compile the backbone (module.compile(): checkpoints keep their keys)", "bool")
+    compile: Any = setting(
+        False,
+        "torch.compile: true (the backbone) | regional (each encoder layer: compile time of one layer) | false; "
+        "in place, checkpoints keep their keys",
+        "choice",
+        choices="robust_mrc.models.compiling:COMPILE_MODES",
+        as_text=True,
+    )
+    warm_shapes: bool = setting(
+        True, "with task.length_buckets: one forward and backward pass per bucket width before the first step (no weight changes)", "bool"
+    )
     ckpt_path: str | None = setting(
         None,
         'resume: a checkpoint path; "last": the run directory\'s last.ckpt (an error when none); '
@@ -235,6 +245,10 @@ _PAD_DOC = (
     "GPU: e.g. 64, batch widths rounded up (fewer distinct shapes to tune kernels for; extra padding costs on a CPU); "
     "keep max_length a multiple of it"
 )
+_BUCKETS_DOC = (
+    "GPU: pad every batch to one of N fixed widths (max_length / N apart): N shapes, kernels and compiled graphs "
+    "reused, warmed before the first step (trainer.warm_shapes); null = off"
+)
 
 
 @dataclass
@@ -253,6 +267,7 @@ class MCTaskSettings:
         hi=MAX_LENGTH,
     )
     pad_to_multiple_of: int | None = setting(None, _PAD_DOC, "int", lo=1, null=True)
+    length_buckets: int | None = setting(None, _BUCKETS_DOC, "int", lo=1, hi=64, null=True)
 
 
 @dataclass
@@ -277,6 +292,7 @@ class SpanTaskSettings:
         32, "training: at most this many doc-stride windows of one example per step (the answer's first)", "int", lo=1, null=True
     )
     pad_to_multiple_of: int | None = setting(None, _PAD_DOC, "int", lo=1, null=True)
+    length_buckets: int | None = setting(None, _BUCKETS_DOC, "int", lo=1, hi=64, null=True)
 
 
 @dataclass

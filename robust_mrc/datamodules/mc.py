@@ -18,6 +18,7 @@ import torch
 
 from robust_mrc.data.cloze import fill_blank
 from robust_mrc.data.examples import MCExample
+from robust_mrc.datamodules.buckets import bucket_width, pad_to_width
 from robust_mrc.datamodules.tokens import wants_token_types
 
 INPUTS = ("full", "options_only", "question_options", "passage_options")
@@ -54,6 +55,7 @@ class MCCollator:
     max_length: int = 512
     inputs: str = "full"
     pad_to_multiple_of: int | None = None  # batch width rounded up to a multiple (task.pad_to_multiple_of)
+    buckets: tuple[int, ...] | None = None  # batch width padded to the smallest that holds it (task.length_buckets)
 
     def __post_init__(self) -> None:
         if self.inputs not in INPUTS:
@@ -76,6 +78,8 @@ class MCCollator:
         for i, n in enumerate(counts):
             mask[i, :n] = True
         batch = {k: v for k, v in enc.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
+        if self.buckets:
+            batch, _ = pad_to_width(batch, bucket_width(batch["input_ids"].shape[-1], self.buckets), self.tokenizer)
         batch["option_mask"] = mask
         batch["labels"] = torch.tensor([ex.label for ex in examples], dtype=torch.long)
         batch["ids"] = [ex.id for ex in examples]

@@ -26,6 +26,7 @@ from robust_mrc.core import settings as S
 from robust_mrc.core.malloc import trim
 from robust_mrc.data.sources import load_splits
 from robust_mrc.datamodules import generation, mc, span
+from robust_mrc.datamodules.buckets import bucket_widths
 from robust_mrc.datamodules.datasets import AttackedDataset, ExampleDataset, PolicyDataset, TaggedCollator
 from robust_mrc.datamodules.lengths import LengthLine, TokenCounter, fit_attack_lengths
 from robust_mrc.datamodules.pairs import PairedCollator, PairedPolicyDataset, check_pairing
@@ -39,8 +40,11 @@ def make_collator(task_cfg: Mapping[str, Any], tokenizer, train: bool = False) -
     """The task's collator; ``train``: span examples keep at most ``task.max_windows`` windows."""
     task_cfg = S.complete_task(task_cfg)
     multiple = task_cfg.get("pad_to_multiple_of") or None  # batch widths rounded up: fewer distinct shapes on a GPU
+    buckets = length_buckets(task_cfg)  # or padded to one of a few fixed widths: fewer still
     if task_cfg["name"] == "mc":
-        return mc.MCCollator(tokenizer, max_length=int(task_cfg["max_length"]), inputs=task_cfg["inputs"], pad_to_multiple_of=multiple)
+        return mc.MCCollator(
+            tokenizer, max_length=int(task_cfg["max_length"]), inputs=task_cfg["inputs"], pad_to_multiple_of=multiple, buckets=buckets
+        )
     if task_cfg["name"] == "dg":
         return generation.DGCollator(
             tokenizer,
@@ -55,7 +59,16 @@ def make_collator(task_cfg: Mapping[str, Any], tokenizer, train: bool = False) -
         doc_stride=int(task_cfg["doc_stride"]),
         max_windows=int(max_windows) if max_windows else None,
         pad_to_multiple_of=multiple,
+        buckets=buckets,
     )
+
+
+def length_buckets(task_cfg: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """The padded widths of ``task.length_buckets`` (multiple choice and span QA), or None."""
+    count = task_cfg.get("length_buckets")
+    if not count or task_cfg["name"] not in ("mc", "span"):
+        return None
+    return bucket_widths(int(task_cfg["max_length"]), int(count))
 
 
 def approx_length(task_cfg: Mapping[str, Any], example) -> int:

@@ -37,6 +37,7 @@ import torch
 
 from robust_mrc.core import settings as S
 from robust_mrc.data.examples import SpanExample
+from robust_mrc.datamodules.buckets import bucket_width, pad_to_width
 from robust_mrc.datamodules.span_windows import (
     LONG_CONTEXT_CHARS,
     PIECE_CHARS,
@@ -119,6 +120,7 @@ class SpanCollator:
     long_context: int = LONG_CONTEXT_CHARS  # longer contexts (characters) are tokenized in pieces
     piece_chars: int = PIECE_CHARS
     pad_to_multiple_of: int | None = None  # window width rounded up to a multiple (task.pad_to_multiple_of)
+    buckets: tuple[int, ...] | None = None  # window width padded to the smallest that holds it (task.length_buckets)
 
     def __post_init__(self) -> None:
         self.token_types = wants_token_types(self.tokenizer)
@@ -194,6 +196,8 @@ class SpanCollator:
     def __call__(self, examples: Sequence[SpanExample]) -> dict:
         piecewise = self.tokenizer.truncation_side == "right" and any(len(ex.context) > self.long_context for ex in examples)
         inputs, offsets, feature_example = (self._piecewise if piecewise else self._whole)(examples)
+        if self.buckets:
+            inputs, offsets = pad_to_width(inputs, bucket_width(inputs["input_ids"].shape[-1], self.buckets), self.tokenizer, offsets)
         if self.trim_spaces:
             spaces = {i: space_mask(examples[i].context) for i in set(feature_example)}
             for f, ex_i in enumerate(feature_example):

@@ -14,17 +14,18 @@ from robust_mrc.attacks.base import BankMaker
 from robust_mrc.config.checks import ConfigError, check_config, check_lengths
 from robust_mrc.core import settings as S
 from robust_mrc.data.writers import atomic_write_json, check_writable
-from robust_mrc.datamodules.qa import QADataModule
+from robust_mrc.datamodules.qa import QADataModule, length_buckets
 from robust_mrc.datamodules.span import resolve_span_task
 from robust_mrc.jobs.extractor import distractor_banks
 from robust_mrc.models import MODULES
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.checkpoints import check_weights_fit, resume_shapes
+from robust_mrc.models.compiling import compile_backbone
 from robust_mrc.policies import attacks_for_task
 from robust_mrc.trainer import wandb as tracking
 from robust_mrc.trainer.batching import AUTO, BatchPlan, plan_batches, probe_micro_batch
 from robust_mrc.trainer.build import build_loggers, build_trainer, trainer_arguments, world_size
-from robust_mrc.trainer.callbacks import AttackCounts, StopOnNonFiniteLoss, TrainItemLog
+from robust_mrc.trainer.callbacks import AttackCounts, StopOnNonFiniteLoss, TrainItemLog, WarmShapes
 from robust_mrc.trainer.rng_state import RandomStateCheckpoint
 from robust_mrc.trainer.run_dir import hold_run_dir, is_global_zero, refuse_finished_run, run_dir, save_command, save_config
 from robust_mrc.trainer.slurm import hpc_checkpoints
@@ -183,8 +184,7 @@ def _train_in(cfg: DictConfig, out: Path, banks: BankMaker) -> dict[str, Any]:
     plan = batch_plan(cfg, module, task_cfg)
     datamodule.batch_size = plan.micro_batch_size  # the DataLoaders are made at fit
     log.info("%s", plan.describe())
-    if cfg.compile:
-        module.backbone.compile()  # in place: the state dict keeps its keys
+    compile_backbone(module.backbone, cfg.compile)  # in place: the state dict keeps its keys
 
     monitor = cfg.monitor or module.monitor  # null: the task's metric
     checkpoint = pl.callbacks.ModelCheckpoint(
@@ -210,6 +210,9 @@ def _train_in(cfg: DictConfig, out: Path, banks: BankMaker) -> dict[str, Any]:
         )
     if cfg.record_train_items:
         callbacks.append(TrainItemLog(out / "train_items"))
+    widths = length_buckets(task_cfg)
+    if widths and cfg.warm_shapes:
+        callbacks.append(WarmShapes(widths))
     loggers = build_loggers(cfg, out)
     if tracking.wandb_loggers(loggers):
         callbacks.append(tracking.RobustnessTables())

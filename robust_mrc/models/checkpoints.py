@@ -43,6 +43,7 @@ TASK_KEYS = (
     "max_windows",
     "no_answer",
     "pad_to_multiple_of",
+    "length_buckets",
     # task=dg (distractor generation)
     "max_target_length",
     "max_new_tokens",

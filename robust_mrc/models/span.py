@@ -24,6 +24,19 @@ from robust_mrc.models.embedding_adversary import add_embedding_adversary
 from robust_mrc.models.span_decoding import SpanDecoder, apply_no_answer, merge_span_records, no_answer_decision
 
 
+def span_loss(out, batch: dict) -> torch.Tensor:
+    """The mean of the start and end cross-entropies over each window's real tokens: padding is
+    left out of the softmax (Hugging Face's head loss counts it), so a window's loss does not depend
+    on how far its batch is padded (length buckets, the longest window beside it)."""
+    pad = ~batch["attention_mask"].bool()
+    losses = []
+    for logits, key in ((out.start_logits, "start_positions"), (out.end_logits, "end_positions")):
+        logits = logits.float().masked_fill(pad, torch.finfo(torch.float32).min)
+        ignored = logits.shape[-1]  # a position beyond the window counts nothing (as Hugging Face's loss)
+        losses.append(torch.nn.functional.cross_entropy(logits, batch[key].clamp(0, ignored), ignore_index=ignored))
+    return (losses[0] + losses[1]) / 2
+
+
 class SpanQAModule(QAModule):
     task = "span"
     monitor = "val/f1"
@@ -36,17 +49,16 @@ class SpanQAModule(QAModule):
         return self.backbone(**self.backbone_inputs(batch))
 
     def training_step(self, batch, batch_idx):
-        out = self.backbone(**self.backbone_inputs(batch), start_positions=batch["start_positions"], end_positions=batch["end_positions"])
-        loss = add_embedding_adversary(self, out.loss, batch, out.start_logits, out.end_logits)  # FreeLB, SMART, R3F
+        out = self.backbone(**self.backbone_inputs(batch))
+        loss = add_embedding_adversary(self, span_loss(out, batch), batch, out.start_logits, out.end_logits)  # FreeLB, SMART, R3F
         loss = add_consistency(self, loss, batch, out.start_logits, out.end_logits)  # attack.consistency
         self.log("train/loss", loss, prog_bar=True, batch_size=len(batch["ids"]))
         return loss
 
     def train_outputs(self, batch: dict) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """The task loss and the start and end logits: one forward pass of the embedding adversary."""
-        positions = {k: batch[k] for k in ("start_positions", "end_positions")}
-        out = self.backbone(**self.backbone_inputs(batch), **positions)
-        return out.loss, [out.start_logits, out.end_logits]
+        out = self.backbone(**self.backbone_inputs(batch))
+        return span_loss(out, batch), [out.start_logits, out.end_logits]
 
     def distribution_masks(self, batch: dict) -> list[torch.Tensor]:
         """Where :meth:`train_outputs`' start and end logits hold a distribution: a window's real tokens."""

@@ -57,6 +57,78 @@ class StopOnNonFiniteLoss(pl.Callback):
         )
 
 
+class WarmShapes(pl.Callback):
+    """Before the first training step of the process: one forward and backward pass of the task
+    loss per bucket width (``task.length_buckets``), on the first batch cut or padded to it, so that
+    every kernel choice and compiled graph the run will need is made before its first timed step.
+    Nothing of the run changes: no optimizer step, the gradients cleared, the random state of
+    Python, NumPy and torch (CPU and GPU) restored, no gradient synchronisation across ranks."""
+
+    def __init__(self, widths) -> None:
+        self.widths = tuple(int(w) for w in widths)
+        self.done = False
+        self.seconds = 0.0
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        if self.done:
+            return
+        self.done = True
+        import contextlib
+        import random
+
+        import numpy as np
+        import torch
+
+        start = time.perf_counter()
+        states = (random.getstate(), np.random.get_state(), torch.get_rng_state())
+        cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None
+        block = getattr(trainer.strategy, "block_backward_sync", None)
+        try:
+            with block() if block is not None else contextlib.nullcontext():
+                for width in self.widths:
+                    with trainer.precision_plugin.train_step_context():
+                        loss, _ = pl_module.train_outputs(batch_at_width(batch, width, pl_module))
+                    loss.backward()
+                    pl_module.zero_grad(set_to_none=True)
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+        finally:
+            random.setstate(states[0])
+            np.random.set_state(states[1])
+            torch.set_rng_state(states[2])
+            if cuda is not None:
+                torch.cuda.set_rng_state_all(cuda)
+        self.seconds = time.perf_counter() - start
+        log.info("warmed %d padded widths %s in %.1f s before the first step", len(self.widths), list(self.widths), self.seconds)
+
+
+TOKEN_KEYS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def batch_at_width(batch: dict, width: int, pl_module) -> dict:
+    """``batch`` with its token tensors cut or padded (pad id, mask 0) to ``width`` tokens and its
+    answer positions kept inside them: a stand-in batch of that shape."""
+    import torch
+
+    out = dict(batch)
+    pad_id = getattr(getattr(pl_module, "tokenizer", None), "pad_token_id", None) or 0
+    for key in TOKEN_KEYS:
+        if key not in batch:
+            continue
+        value = batch[key]
+        length = value.shape[-1]
+        if length >= width:
+            out[key] = value[..., :width]
+        else:
+            fill = pad_id if key == "input_ids" else 0
+            pad = torch.full((*value.shape[:-1], width - length), fill, dtype=value.dtype, device=value.device)
+            out[key] = torch.cat([value, pad], dim=-1)
+    for key in ("start_positions", "end_positions"):
+        if key in batch:
+            out[key] = batch[key].clamp(max=width - 1)
+    return out
+
+
 class AttackCounts(pl.Callback):
     """Counts the training items of each epoch by attack and status (attacked / fallback / clean)
     from the ``attack_tags`` of the batches, and logs them at the end of the epoch as

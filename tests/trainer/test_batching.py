@@ -111,8 +111,9 @@ def test_one_step_of_32_is_four_accumulated_steps_of_8(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_a_compiled_backbone_trains_as_the_eager_one(tmp_path):
-    """compile=true (torch.compile, inductor with the system's C compiler on the CPU): the same loss
-    curve as eager within tolerance, and a checkpoint with the eager keys. About a minute on 2 cores."""
+    """compile=true and compile=regional (torch.compile of the backbone, of each encoder layer;
+    inductor with the system's C compiler on the CPU): the same loss curve as eager within
+    tolerance, and a checkpoint with the eager keys. A few minutes on 2 cores."""
     import csv
 
     from robust_mrc.models.checkpoints import load_checkpoint
@@ -120,11 +121,12 @@ def test_a_compiled_backbone_trains_as_the_eager_one(tmp_path):
     common = ["model=minilm_l2", "data.n_train=96", "data.n_val=8", "data.n_test=0", "trainer.max_epochs=1", "test_after_fit=false"]
     common += ["trainer.log_every_n_steps=1", "+trainer.num_sanity_val_steps=0"]
     curves = {}
-    for compiled in (False, True):
+    for compiled in (False, True, "regional"):
         out = tmp_path / str(compiled)
         metrics = train(make_cfg(*common, f"compile={compiled}", f"output_dir={out}"))
         rows = csv.DictReader((out / "csv" / "version_0" / "metrics.csv").open())
         curves[compiled] = [float(r["train/loss"]) for r in rows if r.get("train/loss")]
         load_checkpoint(metrics["ckpt_path"])  # strict keys: the compiled module saved the eager names
-    assert len(curves[True]) == len(curves[False]) >= 5
-    assert max(abs(a - b) for a, b in zip(curves[True], curves[False])) < 1e-3
+    for mode in (True, "regional"):
+        assert len(curves[mode]) == len(curves[False]) >= 5
+        assert max(abs(a - b) for a, b in zip(curves[mode], curves[False])) < 1e-3, mode
