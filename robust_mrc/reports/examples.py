@@ -60,13 +60,13 @@ def browser_sets(
             if ex.id not in records or original is None or original not in clean_records:
                 continue
             status, direction = _status(clean_records[original], records[ex.id], metric)
-            by_status[status].append((ex, original, direction))
-        flipped = sorted(by_status["flipped"], key=lambda t: t[2] != RIGHT_TO_WRONG)
+            by_status[status].append((ex, original, status, direction))
+        flipped = sorted(by_status["flipped"], key=lambda t: t[3] != RIGHT_TO_WRONG)
         others = by_status["held"] + by_status["wrong"]
         random.Random(f"{seed}:{name}").shuffle(others)
         rows, spent = [], 0
-        for ex, original, direction in (flipped + others)[: max(0, per_set)]:
-            row = _row(name, ex, clean[original], original, direction, predictions, headline, metric)
+        for ex, original, status, direction in (flipped + others)[: max(0, per_set)]:
+            row = _row(name, ex, clean[original], original, status, direction, predictions, headline, metric)
             spent += _text_size(row)
             if spent > share:
                 break
@@ -104,8 +104,7 @@ def _status(clean_record: Mapping, record: Mapping, metric: str) -> tuple[str, s
     return "flipped", RIGHT_TO_WRONG if before else WRONG_TO_RIGHT
 
 
-def _row(set_name, ex, clean_ex, original, direction, predictions, headline, metric) -> dict[str, Any]:
-    status = "flipped" if direction else _status(predictions[headline][CLEAN][original], predictions[headline][set_name][ex.id], metric)[0]
+def _row(set_name, ex, clean_ex, original, status, direction, predictions, headline, metric) -> dict[str, Any]:
     models = []
     for model, per_set in predictions.items():
         record, clean_record = per_set.get(set_name, {}).get(ex.id), per_set.get(CLEAN, {}).get(original)

@@ -79,6 +79,8 @@ class WarmShapes(pl.Callback):
         import numpy as np
         import torch
 
+        from robust_mrc.datamodules.buckets import batch_at_width
+
         start = time.perf_counter()
         states = (random.getstate(), np.random.get_state(), torch.get_rng_state())
         cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None
@@ -87,7 +89,7 @@ class WarmShapes(pl.Callback):
             with block() if block is not None else contextlib.nullcontext():
                 for width in self.widths:
                     with trainer.precision_plugin.train_step_context():
-                        loss, _ = pl_module.train_outputs(batch_at_width(batch, width, pl_module))
+                        loss, _ = pl_module.train_outputs(batch_at_width(batch, width))
                     loss.backward()
                     pl_module.zero_grad(set_to_none=True)
             if torch.cuda.is_available():
@@ -100,33 +102,6 @@ class WarmShapes(pl.Callback):
                 torch.cuda.set_rng_state_all(cuda)
         self.seconds = time.perf_counter() - start
         log.info("warmed %d padded widths %s in %.1f s before the first step", len(self.widths), list(self.widths), self.seconds)
-
-
-TOKEN_KEYS = ("input_ids", "attention_mask", "token_type_ids")
-
-
-def batch_at_width(batch: dict, width: int, pl_module) -> dict:
-    """``batch`` with its token tensors cut or padded (pad id, mask 0) to ``width`` tokens and its
-    answer positions kept inside them: a stand-in batch of that shape."""
-    import torch
-
-    out = dict(batch)
-    pad_id = getattr(getattr(pl_module, "tokenizer", None), "pad_token_id", None) or 0
-    for key in TOKEN_KEYS:
-        if key not in batch:
-            continue
-        value = batch[key]
-        length = value.shape[-1]
-        if length >= width:
-            out[key] = value[..., :width]
-        else:
-            fill = pad_id if key == "input_ids" else 0
-            pad = torch.full((*value.shape[:-1], width - length), fill, dtype=value.dtype, device=value.device)
-            out[key] = torch.cat([value, pad], dim=-1)
-    for key in ("start_positions", "end_positions"):
-        if key in batch:
-            out[key] = batch[key].clamp(max=width - 1)
-    return out
 
 
 class AttackCounts(pl.Callback):

@@ -261,23 +261,15 @@ def example_table_rows(browser: Mapping[str, Mapping[str, Any]]) -> list[list]:
 
     from robust_mrc.reports.html import answers_html, choices_html, html_cell, segments_html
 
+    def cell(body: str):
+        return wandb.Html(html_cell(body), inject=False, data_is_not_path=True)
+
     rows = []
     for b in browser.values():
         for r in b["rows"]:
             status = r["status"] + (f" ({r['direction']})" if r.get("direction") else "")
-            rows.append(
-                [
-                    r["set"],
-                    r["id"],
-                    status,
-                    r["qtype"],
-                    wandb.Html(html_cell(segments_html(r["question"])), inject=False, data_is_not_path=True),
-                    wandb.Html(html_cell(segments_html(r["passage"])), inject=False, data_is_not_path=True),
-                    wandb.Html(html_cell(answers_html(r)), inject=False, data_is_not_path=True),
-                    "; ".join(r["edits"]),
-                    wandb.Html(html_cell(choices_html(r)), inject=False, data_is_not_path=True),
-                ]
-            )
+            marked = [cell(segments_html(r["question"])), cell(segments_html(r["passage"])), cell(answers_html(r))]
+            rows.append([r["set"], r["id"], status, r["qtype"], *marked, "; ".join(r["edits"]), cell(choices_html(r))])
     return rows
 
 

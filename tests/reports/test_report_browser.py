@@ -39,19 +39,15 @@ def chromium() -> str:
     (pytest.fail if os.environ.get("ROBUST_MRC_CI") == "1" else pytest.skip)("no Chromium here (Debian: apt-get install chromium)")
 
 
+def headless(profile: Path) -> list[str]:
+    """Headless Chromium with its own profile directory (root in a container: no sandbox)."""
+    return [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={profile}"]
+
+
 def browse(url: str, tmp_path: Path) -> str:
     """The DOM of ``url`` after load (its scripts run), from headless Chromium."""
-    args = [
-        chromium(),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--virtual-time-budget=3000",
-    ]
-    done = subprocess.run([*args, "--dump-dom", url], capture_output=True, text=True, timeout=120, check=True)
-    return done.stdout
+    args = [*headless(tmp_path / "profile"), "--virtual-time-budget=3000", "--dump-dom", url]
+    return subprocess.run(args, capture_output=True, text=True, timeout=120, check=True).stdout
 
 
 @pytest.fixture(scope="module")
@@ -174,9 +170,9 @@ def test_a_screenshot_of_the_report_is_not_blank(evaluation, tmp_path):
     from PIL import Image
 
     shot = tmp_path / "report.png"
-    args = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", f"--user-data-dir={tmp_path / 'p'}"]
     url = (evaluation / "report.html").as_uri()
-    subprocess.run([*args, "--window-size=1280,1600", f"--screenshot={shot}", url], check=True, timeout=120, capture_output=True)
+    args = [*headless(tmp_path / "p"), "--hide-scrollbars", "--window-size=1280,1600", f"--screenshot={shot}", url]
+    subprocess.run(args, check=True, timeout=120, capture_output=True)
     image = Image.open(shot).convert("RGB")
     assert image.size == (1280, 1600)
     colours = image.getcolors(maxcolors=1 << 20)
