@@ -16,7 +16,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ci", action="store_true", help="add the 95%% bootstrap intervals of evaluation reports")
     p.add_argument("--metric", default=None, help="acc (mc, default) | f1 (span, default) | em")
     p.add_argument("--stage", default=None, choices=["val", "test"])
-    p.add_argument("--out", default=None, help="also write the table here (Markdown), and the page beside it (.html)")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="also write the table here (Markdown), and the page beside it (.html; never over a file robust-mrc did not write)",
+    )
     p.add_argument("--html", default=None, help="write the page (tables and a dot per seed, per set) here (default: --out's .html)")
     p.add_argument("--no-seed-means", action="store_true", help="no mean / range rows for policies run with several seeds")
     p.add_argument(

@@ -35,6 +35,7 @@ from omegaconf import OmegaConf
 from robust_mrc.core.errors import UserError
 from robust_mrc.core.json_input import read_json_file
 from robust_mrc.data.writers import atomic_write_bytes, check_writable
+from robust_mrc.reports.html import GENERATOR
 from robust_mrc.reports.robustness import what_ran
 from robust_mrc.reports.tables import format_table
 
@@ -405,7 +406,7 @@ def compare(
     ``by_clean`` each attacked set over the questions right and wrong on clean. ``html`` (default:
     ``out`` with the suffix ``.html``) gets the same tables as a page with a chart per set: each
     seed a dot, the policy's mean with its interval (:func:`compare_html`)."""
-    html = html or (str(Path(out).with_suffix(".html")) if out else None)
+    html = html or page_beside(out)
     for path in (out, html):
         if path:
             check_writable(path)
@@ -456,6 +457,18 @@ def compare(
     if html:
         atomic_write_bytes(Path(html), compare_html(named, metric, stage, table).encode("utf-8"))
     return table
+
+
+def page_beside(out: str | None) -> str | None:
+    """The page written beside ``--out`` without ``--html``: ``out`` with the suffix ``.html``; none
+    when ``out`` is itself an .html file (the table goes there). A file of that name that robust-mrc
+    did not write is never replaced: a :class:`CompareError` names it."""
+    if not out or Path(out).suffix.lower() == ".html":
+        return None
+    page = Path(out).with_suffix(".html")
+    if page.exists() and (not page.is_file() or GENERATOR not in page.read_text(encoding="utf-8", errors="replace")[:2000]):
+        raise CompareError(f"{page}: exists and is not a page robust-mrc wrote; give --html FILE for the comparison page")
+    return str(page)
 
 
 # two-sided 95 % quantiles of Student's t by degrees of freedom (1-30); beyond: the normal's

@@ -73,10 +73,13 @@ CSP = (
 )
 
 
+GENERATOR = '<meta name="generator" content="robust-mrc">'  # marks the pages robust-mrc wrote
+
+
 def page(title: str, body: str) -> str:
     """A complete HTML document: ``title`` (escaped here), ``body`` (HTML, escaped by its maker)."""
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"

@@ -28,6 +28,7 @@ def test_rows_by_training_policy_and_test_attack(tmp_path):
     assert [c.strip() for c in lines[0].split("|")[1:-1]] == ["training", "clean", "addsent", "charswap", "attack avg"]
     assert "| none " in table and "0.500" in table and "0.700" in table  # (0.4 + 0.6) / 2 and (0.7 + 0.7) / 2
     page = (tmp_path / "table.html").read_text()  # beside --out: the same table, and a dot per run and set
+    main([str(clean), str(mix), "--out", str(out)])  # its own page is written again
     assert "<td>none</td><td>0.800</td><td>0.400</td><td>0.600</td><td>0.500</td>" in page
     assert sorted(float(v) for v in re.findall(r'class="dot" [^>]*data-value="([0-9.]+)"', page)) == [
         0.4,
@@ -37,6 +38,13 @@ def test_rows_by_training_policy_and_test_attack(tmp_path):
         0.78,
         0.8,
     ]
+    mine = tmp_path / "mine.html"  # a file of the page's name that is not a robust-mrc page stays as it was
+    mine.write_text("<p>my notes</p>")
+    with pytest.raises(SystemExit):
+        main([str(clean), str(mix), "--out", str(tmp_path / "mine.md")])
+    assert mine.read_text() == "<p>my notes</p>" and not (tmp_path / "mine.md").exists()
+    table_in_html = tmp_path / "t.html"  # --out FILE.html: the table goes there, no page over it
+    assert main([str(clean), str(mix), "--out", str(table_in_html)]) == table_in_html.read_text()
 
 
 def test_attack_average_is_over_the_sets_every_run_has():
